@@ -1,0 +1,122 @@
+/**
+ * Domain errors. Every error Herald raises on purpose is a {@link HeraldError}
+ * with a machine-readable `code`; the CLI maps codes to exit statuses and
+ * one-line messages in one place (cli/errors.ts), the server maps them to
+ * HTTP statuses. Messages say what happened and what to do, quoting the
+ * offending value.
+ *
+ * @module
+ */
+
+/** Whether an error was caused by what the user typed or by the state around them. */
+export type ErrorKind = "usage" | "state" | "internal";
+
+/** Base class of all deliberate Herald errors. */
+export class HeraldError extends Error {
+  /** Machine-readable code, stable across releases (for example `profile_name_invalid`). */
+  readonly code: string;
+  /** `usage`: the user asked for something invalid; `state`: something on disk or in the environment is wrong. */
+  readonly kind: ErrorKind;
+
+  /** Creates an error with a code, a kind and a one-line message. */
+  constructor(code: string, kind: ErrorKind, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.kind = kind;
+  }
+}
+
+/** A profile name that does not follow the naming rule or is reserved. */
+export class ProfileNameError extends HeraldError {
+  /** Creates the error for the rejected `input`. */
+  constructor(
+    readonly input: string,
+    code: "profile_name_invalid" | "profile_name_reserved" | "profile_name_empty",
+    message: string,
+  ) {
+    super(code, "usage", message);
+  }
+}
+
+/** A named profile whose home does not exist. */
+export class ProfileNotFoundError extends HeraldError {
+  /** Creates the error for profile `profile` expected at `home`. */
+  constructor(readonly profile: string, readonly home: string) {
+    super(
+      "profile_not_found",
+      "usage",
+      `Profile "${profile}" does not exist (expected ${home}); create it with \`herald profile create ${profile}\``,
+    );
+  }
+}
+
+/** A profile that is asked to be created but already exists. */
+export class ProfileExistsError extends HeraldError {
+  /** Creates the error for profile `profile` at `home`. */
+  constructor(readonly profile: string, readonly home: string) {
+    super("profile_exists", "usage", `Profile "${profile}" already exists at ${home}`);
+  }
+}
+
+/** A config file that is not valid YAML. Carries the position of the first problem. */
+export class ConfigParseError extends HeraldError {
+  /** Creates the error for `file` at 1-based `line` and `column`. */
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly column: number,
+    readonly reason: string,
+  ) {
+    super(
+      "config_parse",
+      "state",
+      `${file}:${line}:${column}: ${reason}; fix the file by hand (Herald leaves it untouched)`,
+    );
+  }
+}
+
+/** A config key that the schema does not know. */
+export class ConfigKeyError extends HeraldError {
+  /** Creates the error for the dotted `key`, with an optional nearest known key. */
+  constructor(readonly key: string, readonly suggestion?: string) {
+    super(
+      "config_unknown_key",
+      "usage",
+      `Unknown config key "${key}"` +
+        (suggestion ? `; did you mean "${suggestion}"?` : "; run `herald config show` to see the keys"),
+    );
+  }
+}
+
+/** A config value that does not fit the schema for its key. */
+export class ConfigValueError extends HeraldError {
+  /** Creates the error for the dotted `key` and the schema's complaint `reason`. */
+  constructor(readonly key: string, readonly value: unknown, readonly reason: string) {
+    super("config_invalid_value", "usage", `Invalid value ${JSON.stringify(value)} for "${key}": ${reason}`);
+  }
+}
+
+/** A `.env` file that cannot be read or parsed as text. */
+export class EnvFileError extends HeraldError {
+  /** Creates the error for `file` with a `reason`. */
+  constructor(readonly file: string, readonly reason: string) {
+    super("env_unreadable", "state", `Cannot read ${file}: ${reason}`);
+  }
+}
+
+/** A state database that cannot be opened, migrated or written. */
+export class StoreError extends HeraldError {
+  /** Creates the error for database `file` with a `reason`. */
+  constructor(readonly file: string, readonly reason: string, options?: ErrorOptions) {
+    super("store_failed", "state", `State database ${file}: ${reason}`, options);
+  }
+}
+
+/** A named thing (session, message, ...) that does not exist. */
+export class NotFoundError extends HeraldError {
+  /** Creates the error for a missing `what` (for example `Session`) identified by `id`. */
+  constructor(readonly what: string, readonly id: string, hint?: string) {
+    super("not_found", "usage", `${what} "${id}" not found${hint ? `; ${hint}` : ""}`);
+  }
+}

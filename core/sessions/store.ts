@@ -1,0 +1,124 @@
+/**
+ * The session store contract: what the agent, the CLI and the server need
+ * from the per-profile state database. The SQLite implementation lives in
+ * adapters/sqlite; core only sees this interface.
+ *
+ * Times are epoch milliseconds. Message content is kept byte-for-byte.
+ *
+ * @module
+ */
+
+/** Who wrote a message. */
+export type MessageRole = "system" | "user" | "assistant" | "tool";
+
+/** Every role a stored message may carry. */
+export const MESSAGE_ROLES: readonly MessageRole[] = ["system", "user", "assistant", "tool"];
+
+/** Usage and activity counters kept per session. */
+export interface SessionCounters {
+  messageCount: number;
+  toolCallCount: number;
+  apiCallCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/** A stored session row. */
+export interface SessionRecord extends SessionCounters {
+  /** Prefixed id, `ses_...`. */
+  id: string;
+  /** Surface that started it: `cli`, `dashboard`, `telegram`, `cron`, ... */
+  source: string;
+  model: string | null;
+  title: string | null;
+  startedAt: number;
+  endedAt: number | null;
+  endReason: string | null;
+}
+
+/** Fields needed to start a session; the store fills the rest. */
+export interface NewSession {
+  /** Optional explicit id (imports, tests); otherwise the store makes a `ses_` id. */
+  id?: string;
+  source: string;
+  model?: string | null;
+  title?: string | null;
+  startedAt?: number;
+}
+
+/** A message to append. `toolCalls` is stored as JSON text. */
+export interface NewMessage {
+  role: MessageRole;
+  /** Stored byte-for-byte; `null` for an assistant turn that only calls tools. */
+  content: string | null;
+  toolCalls?: unknown[] | null;
+  toolCallId?: string | null;
+  toolName?: string | null;
+  timestamp?: number;
+}
+
+/** A stored message row. */
+export interface StoredMessage {
+  /** Integer id, increasing in insertion order across the whole database. */
+  id: number;
+  sessionId: string;
+  role: MessageRole;
+  content: string | null;
+  toolCalls: unknown[] | null;
+  toolCallId: string | null;
+  toolName: string | null;
+  timestamp: number;
+}
+
+/** A message for the bulk path: it names its session. */
+export interface ImportMessage extends NewMessage {
+  sessionId: string;
+}
+
+/** Options for listing sessions, newest first. */
+export interface ListSessionsOptions {
+  limit?: number;
+  offset?: number;
+  source?: string;
+}
+
+/** Counter increments applied atomically to a session. */
+export type UsageDelta = Partial<SessionCounters>;
+
+/** The per-profile session database. Every write is one immediate transaction. */
+export interface SessionStore {
+  /** Creates a session row and returns it. */
+  createSession(input: NewSession): SessionRecord;
+  /** Returns a session, or `undefined` when there is none with that id. */
+  getSession(id: string): SessionRecord | undefined;
+  /** Lists sessions, most recently started first. */
+  listSessions(options?: ListSessionsOptions): SessionRecord[];
+  /** Sets the title and/or model of a session. Throws NotFoundError for an unknown id. */
+  updateSession(id: string, patch: { title?: string | null; model?: string | null }): SessionRecord;
+  /** Marks a session ended. Throws NotFoundError for an unknown id. */
+  endSession(id: string, reason: string, endedAt?: number): SessionRecord;
+  /** Adds to the session's counters. Throws NotFoundError for an unknown id. */
+  addUsage(id: string, delta: UsageDelta): void;
+  /** Appends messages in one transaction and bumps message and tool-call counters. */
+  appendMessages(sessionId: string, messages: readonly NewMessage[]): StoredMessage[];
+  /** Returns a session's messages in id order, optionally after an id and limited. */
+  getMessages(sessionId: string, options?: { afterId?: number; limit?: number }): StoredMessage[];
+  /** Deletes a session and its messages; returns false when it did not exist. */
+  deleteSession(id: string): boolean;
+  /**
+   * Loads many sessions and messages fast (per-row index triggers off, the
+   * full-text index filled in one pass per batch). Returns the counts written.
+   */
+  bulkImport(
+    sessions: Iterable<NewSession & { id: string }>,
+    messages: Iterable<ImportMessage>,
+  ): { sessions: number; messages: number };
+  /** The highest applied migration number. */
+  schemaVersion(): number;
+  /** `PRAGMA integrity_check` plus a full-text index consistency check; `["ok"]` when healthy. */
+  checkIntegrity(): string[];
+  /** Closes the database handle. */
+  close(): void;
+}

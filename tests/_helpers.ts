@@ -1,0 +1,34 @@
+/**
+ * Shared test helpers. Each test builds its own temporary home with
+ * `await using`, so no test depends on another's state.
+ *
+ * @module
+ */
+
+/** A temporary directory removed when the binding goes out of scope. */
+export interface TempDir extends AsyncDisposable {
+  /** Absolute path of the directory. */
+  readonly path: string;
+}
+
+/**
+ * Creates a temporary directory that is deleted on dispose.
+ *
+ * @example
+ * ```ts
+ * await using dir = await tempDir();
+ * await Deno.writeTextFile(`${dir.path}/x`, "y");
+ * ```
+ */
+export async function tempDir(prefix = "herald-test-"): Promise<TempDir> {
+  const path = await Deno.makeTempDir({ prefix });
+  return {
+    path,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(path, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** Absolute path of the repository root (the folder holding deno.json). */
+export const REPO_ROOT: string = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
