@@ -59,6 +59,14 @@ export class ProfileExistsError extends HeraldError {
   }
 }
 
+/** A home folder that cannot be found or used (a file in the way, no user home). */
+export class HomeError extends HeraldError {
+  /** Creates the error for `path` with a `reason` that says what to do. */
+  constructor(readonly path: string, reason: string) {
+    super("home_unusable", "state", `${path}: ${reason}`);
+  }
+}
+
 /** A config file that is not valid YAML. Carries the position of the first problem. */
 export class ConfigParseError extends HeraldError {
   /** Creates the error for `file` at 1-based `line` and `column`. */
@@ -84,7 +92,9 @@ export class ConfigKeyError extends HeraldError {
       "config_unknown_key",
       "usage",
       `Unknown config key "${key}"` +
-        (suggestion ? `; did you mean "${suggestion}"?` : "; run `herald config show` to see the keys"),
+        (suggestion
+          ? `; did you mean "${suggestion}"?`
+          : "; run `herald config show` to see the keys"),
     );
   }
 }
@@ -93,7 +103,11 @@ export class ConfigKeyError extends HeraldError {
 export class ConfigValueError extends HeraldError {
   /** Creates the error for the dotted `key` and the schema's complaint `reason`. */
   constructor(readonly key: string, readonly value: unknown, readonly reason: string) {
-    super("config_invalid_value", "usage", `Invalid value ${JSON.stringify(value)} for "${key}": ${reason}`);
+    super(
+      "config_invalid_value",
+      "usage",
+      `Invalid value ${JSON.stringify(value)} for "${key}": ${reason}`,
+    );
   }
 }
 

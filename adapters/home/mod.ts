@@ -1,0 +1,11 @@
+/**
+ * The on-disk home: layout, profile homes, config and `.env` files, atomic writes.
+ *
+ * @module
+ */
+
+export * from "./layout.ts";
+export * from "./home.ts";
+export * from "./atomic.ts";
+export * from "./env_file.ts";
+export * from "./config_file.ts";

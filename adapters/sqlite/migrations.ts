@@ -1,0 +1,172 @@
+/**
+ * Numbered schema migrations for the per-profile `state.db`, and the runner
+ * that applies them. Applied migrations are recorded in `schema_version`
+ * (version, name, applied_at). A migration, once released, is never edited:
+ * changes go into a new, higher-numbered one.
+ *
+ * @module
+ */
+
+import type { DatabaseSync } from "node:sqlite";
+import { StoreError } from "../../core/errors.ts";
+import { immediate, toStoreError } from "./_db.ts";
+
+/** One schema step: applied once, in order, inside an immediate transaction. */
+export interface Migration {
+  /** 1, 2, 3, ... with no gaps. */
+  readonly version: number;
+  /** Short snake_case description recorded beside the version. */
+  readonly name: string;
+  /** The SQL that moves the schema from `version - 1` to `version`. */
+  readonly sql: string;
+}
+
+/** Name of the trigger that indexes each inserted message; the bulk path swaps it out per batch. */
+export const FTS_INSERT_TRIGGER = "messages_fts_insert";
+
+/** The state database's migrations, oldest first. */
+export const STATE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "sessions_messages_fts",
+    sql: `
+      CREATE TABLE sessions (
+        id                 TEXT PRIMARY KEY,
+        source             TEXT NOT NULL,
+        model              TEXT,
+        title              TEXT,
+        started_at         INTEGER NOT NULL,
+        ended_at           INTEGER,
+        end_reason         TEXT,
+        message_count      INTEGER NOT NULL DEFAULT 0,
+        tool_call_count    INTEGER NOT NULL DEFAULT 0,
+        api_call_count     INTEGER NOT NULL DEFAULT 0,
+        input_tokens       INTEGER NOT NULL DEFAULT 0,
+        output_tokens      INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens  INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX sessions_started_at ON sessions (started_at);
+
+      CREATE TABLE messages (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id   TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        role         TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+        content      TEXT,
+        tool_calls   TEXT,
+        tool_call_id TEXT,
+        tool_name    TEXT,
+        timestamp    INTEGER NOT NULL
+      );
+      CREATE INDEX messages_session_id ON messages (session_id, id);
+
+      CREATE VIRTUAL TABLE messages_fts USING fts5 (
+        content,
+        content = 'messages',
+        content_rowid = 'id',
+        tokenize = 'porter unicode61'
+      );
+      CREATE TRIGGER ${FTS_INSERT_TRIGGER} AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+      END;
+      CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content)
+          VALUES ('delete', old.id, old.content);
+      END;
+      CREATE TRIGGER messages_fts_update AFTER UPDATE ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content)
+          VALUES ('delete', old.id, old.content);
+        INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+      END;
+    `,
+  },
+];
+
+/** The schema version this build of Herald writes and understands. */
+export const STATE_SCHEMA_VERSION: number = STATE_MIGRATIONS[STATE_MIGRATIONS.length - 1].version;
+
+const CREATE_SCHEMA_VERSION = `
+  CREATE TABLE IF NOT EXISTS schema_version (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`;
+
+/**
+ * Returns the highest applied migration number, or 0 for a database that
+ * has none (a new file). Reads only.
+ */
+export function appliedSchemaVersion(db: DatabaseSync): number {
+  const table = db
+    .prepare(
+      "SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'",
+    )
+    .get();
+  if (!table) return 0;
+  const row = db.prepare("SELECT coalesce(max(version), 0) AS version FROM schema_version")
+    .get() as {
+      version: number;
+    };
+  return row.version;
+}
+
+/**
+ * Brings the database at `file` up to the newest of `migrations` and
+ * returns the resulting version. Pending migrations run in one
+ * `BEGIN IMMEDIATE` transaction that re-reads the version after taking the
+ * write lock, so two processes opening a new file at once both succeed
+ * (the second finds nothing left to do). A database newer than `migrations`
+ * is refused with a {@link StoreError} and left untouched.
+ *
+ * @example
+ * ```ts
+ * const db = openDatabase("/tmp/state.db");
+ * migrate(db, "/tmp/state.db"); // 1
+ * ```
+ */
+export function migrate(
+  db: DatabaseSync,
+  file: string,
+  migrations: readonly Migration[] = STATE_MIGRATIONS,
+  now: () => number = Date.now,
+): number {
+  const latest = migrations.length === 0 ? 0 : migrations[migrations.length - 1].version;
+  try {
+    const seen = appliedSchemaVersion(db);
+    refuseNewer(file, seen, latest);
+    if (seen === latest) return seen;
+    return immediate(db, () => {
+      db.exec(CREATE_SCHEMA_VERSION);
+      const current = appliedSchemaVersion(db);
+      refuseNewer(file, current, latest);
+      const record = db.prepare(
+        "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+      );
+      for (const migration of migrations) {
+        if (migration.version <= current) continue;
+        try {
+          db.exec(migration.sql);
+        } catch (error) {
+          throw toStoreError(
+            file,
+            error,
+            `migration ${migration.version} (${migration.name}) failed`,
+          );
+        }
+        record.run(migration.version, migration.name, now());
+      }
+      return latest;
+    });
+  } catch (error) {
+    throw toStoreError(file, error);
+  }
+}
+
+function refuseNewer(file: string, found: number, known: number): void {
+  if (found <= known) return;
+  throw new StoreError(
+    file,
+    `schema version ${found} is newer than this Herald understands (${known}); ` +
+      "upgrade Herald (the database was left untouched)",
+  );
+}

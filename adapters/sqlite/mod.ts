@@ -1,0 +1,17 @@
+/**
+ * SQLite adapters (node:sqlite). `openStateStore` opens a profile's
+ * `state.db` as core's `SessionStore`.
+ *
+ * @example
+ * ```ts
+ * import { openStateStore } from "./adapters/sqlite/mod.ts";
+ * const store = openStateStore(`${home}/state.db`);
+ * store.close();
+ * ```
+ *
+ * @module
+ */
+
+export { openStateStore } from "./state_store.ts";
+export { newSessionId } from "./ids.ts";
+export { type Migration, STATE_MIGRATIONS, STATE_SCHEMA_VERSION } from "./migrations.ts";

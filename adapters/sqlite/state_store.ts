@@ -1,0 +1,344 @@
+/**
+ * The per-profile state database (`state.db`): sessions, messages and their
+ * FTS5 full-text index, behind core's {@link SessionStore} contract.
+ *
+ * @module
+ */
+
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { NotFoundError, StoreError } from "../../core/errors.ts";
+import type {
+  ImportMessage,
+  ListSessionsOptions,
+  NewMessage,
+  NewSession,
+  SessionRecord,
+  SessionStore,
+  StoredMessage,
+  UsageDelta,
+} from "../../core/sessions/store.ts";
+import { bulkLoad } from "./_bulk.ts";
+import { immediate, openDatabase, toStoreError } from "./_db.ts";
+import {
+  checkNewSession,
+  checkTime,
+  MESSAGE_COLUMNS,
+  type MessageRow,
+  messageValues,
+  SESSION_COLUMNS,
+  type SessionRow,
+  toolCallsIn,
+  toSessionRecord,
+  toStoredMessage,
+} from "./_rows.ts";
+import { newSessionId } from "./ids.ts";
+import { appliedSchemaVersion, migrate } from "./migrations.ts";
+
+/**
+ * Opens (creating if needed) the state database at `path` and brings its
+ * schema up to date. The folder must already exist: making the profile home
+ * is the caller's job. Throws {@link StoreError} when the file cannot be
+ * used (not a database, newer schema, locked, unwritable).
+ *
+ * @example
+ * ```ts
+ * const store = openStateStore(`${home}/state.db`);
+ * try {
+ *   const session = store.createSession({ source: "cli" });
+ *   store.appendMessages(session.id, [{ role: "user", content: "hello" }]);
+ * } finally {
+ *   store.close();
+ * }
+ * ```
+ */
+export function openStateStore(path: string): SessionStore {
+  const db = openDatabase(path);
+  try {
+    migrate(db, path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return new SqliteSessionStore(db, path);
+}
+
+/** Counter fields of {@link UsageDelta} and their columns. */
+const USAGE_COLUMNS = {
+  messageCount: "message_count",
+  toolCallCount: "tool_call_count",
+  apiCallCount: "api_call_count",
+  inputTokens: "input_tokens",
+  outputTokens: "output_tokens",
+  cacheReadTokens: "cache_read_tokens",
+  cacheWriteTokens: "cache_write_tokens",
+} as const;
+
+const USAGE_KEYS = Object.keys(USAGE_COLUMNS) as (keyof typeof USAGE_COLUMNS)[];
+
+const ADD_USAGE = `UPDATE sessions SET ${
+  USAGE_KEYS.map((key) => `${USAGE_COLUMNS[key]} = ${USAGE_COLUMNS[key]} + ?`).join(", ")
+} WHERE id = ?`;
+
+const INSERT_MESSAGE = `
+  INSERT INTO messages (session_id, role, content, tool_calls, tool_call_id, tool_name, timestamp)
+  VALUES (?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * {@link SessionStore} over one node:sqlite connection. Prepared statements
+ * are cached per SQL text; every write runs in `BEGIN IMMEDIATE`.
+ */
+class SqliteSessionStore implements SessionStore {
+  readonly #file: string;
+  #db: DatabaseSync | undefined;
+  readonly #statements = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync, file: string) {
+    this.#db = db;
+    this.#file = file;
+  }
+
+  createSession(input: NewSession): SessionRecord {
+    checkNewSession(input);
+    const startedAt = input.startedAt ?? Date.now();
+    const id = input.id ?? newSessionId(startedAt);
+    return this.#write(() => {
+      if (input.id !== undefined && this.getSession(id)) {
+        throw new StoreError(this.#file, `session "${id}" already exists`);
+      }
+      const row = this.#sql(
+        `INSERT INTO sessions (id, source, model, title, started_at) VALUES (?, ?, ?, ?, ?)
+         RETURNING ${SESSION_COLUMNS}`,
+      ).get(
+        id,
+        input.source,
+        input.model ?? null,
+        input.title ?? null,
+        startedAt,
+      ) as unknown as SessionRow;
+      return toSessionRecord(row);
+    });
+  }
+
+  getSession(id: string): SessionRecord | undefined {
+    return this.#read(() => {
+      const row = this.#sql(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as
+        | SessionRow
+        | undefined;
+      return row && toSessionRecord(row);
+    });
+  }
+
+  listSessions(options: ListSessionsOptions = {}): SessionRecord[] {
+    const limit = options.limit ?? -1;
+    const offset = options.offset ?? 0;
+    if (options.limit !== undefined) checkCount("limit", limit);
+    checkCount("offset", offset);
+    return this.#read(() => {
+      const rows = this.#sql(
+        `SELECT ${SESSION_COLUMNS} FROM sessions
+         WHERE ?1 IS NULL OR source = ?1
+         ORDER BY started_at DESC, id DESC
+         LIMIT ?2 OFFSET ?3`,
+      ).all(options.source ?? null, limit, offset) as unknown as SessionRow[];
+      return rows.map(toSessionRecord);
+    });
+  }
+
+  updateSession(
+    id: string,
+    patch: { title?: string | null; model?: string | null },
+  ): SessionRecord {
+    return this.#write(() => {
+      const row = this.#sql(
+        `UPDATE sessions
+         SET title = CASE WHEN ?1 THEN ?2 ELSE title END,
+             model = CASE WHEN ?3 THEN ?4 ELSE model END
+         WHERE id = ?5
+         RETURNING ${SESSION_COLUMNS}`,
+      ).get(
+        patch.title !== undefined ? 1 : 0,
+        patch.title ?? null,
+        patch.model !== undefined ? 1 : 0,
+        patch.model ?? null,
+        id,
+      ) as SessionRow | undefined;
+      if (!row) throw new NotFoundError("Session", id);
+      return toSessionRecord(row);
+    });
+  }
+
+  endSession(id: string, reason: string, endedAt: number = Date.now()): SessionRecord {
+    checkTime("Session endedAt", endedAt);
+    return this.#write(() => {
+      const row = this.#sql(
+        `UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? RETURNING ${SESSION_COLUMNS}`,
+      ).get(endedAt, reason, id) as SessionRow | undefined;
+      if (!row) throw new NotFoundError("Session", id);
+      return toSessionRecord(row);
+    });
+  }
+
+  addUsage(id: string, delta: UsageDelta): void {
+    const amounts = USAGE_KEYS.map((key) => {
+      const amount = delta[key] ?? 0;
+      if (!Number.isSafeInteger(amount) || amount < 0) {
+        throw new RangeError(`Usage "${key}" must be a whole number of at least 0, got ${amount}`);
+      }
+      return amount;
+    });
+    this.#write(() => {
+      const { changes } = this.#sql(ADD_USAGE).run(...amounts, id);
+      if (changes === 0) throw new NotFoundError("Session", id);
+    });
+  }
+
+  appendMessages(sessionId: string, messages: readonly NewMessage[]): StoredMessage[] {
+    const now = Date.now();
+    const values = messages.map((message) => messageValues(message, now));
+    const toolCalls = messages.reduce((sum, message) => sum + toolCallsIn(message), 0);
+    return this.#write(() => {
+      const { changes } = this.#sql(
+        `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?
+         WHERE id = ?`,
+      ).run(messages.length, toolCalls, sessionId);
+      if (changes === 0) throw new NotFoundError("Session", sessionId);
+      const insert = this.#sql(INSERT_MESSAGE);
+      return values.map(([role, content, toolCallsJson, toolCallId, toolName, timestamp]) => {
+        const { lastInsertRowid } = insert.run(
+          sessionId,
+          role,
+          content,
+          toolCallsJson,
+          toolCallId,
+          toolName,
+          timestamp,
+        );
+        return {
+          id: Number(lastInsertRowid),
+          sessionId,
+          role,
+          content,
+          toolCalls: toolCallsJson === null ? null : JSON.parse(toolCallsJson),
+          toolCallId,
+          toolName,
+          timestamp,
+        };
+      });
+    });
+  }
+
+  getMessages(
+    sessionId: string,
+    options: { afterId?: number; limit?: number } = {},
+  ): StoredMessage[] {
+    const afterId = options.afterId ?? 0;
+    const limit = options.limit ?? -1;
+    checkCount("afterId", afterId);
+    if (options.limit !== undefined) checkCount("limit", limit);
+    return this.#read(() => {
+      const rows = this.#sql(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages
+         WHERE session_id = ? AND id > ?
+         ORDER BY id
+         LIMIT ?`,
+      ).all(sessionId, afterId, limit) as unknown as MessageRow[];
+      return rows.map(toStoredMessage);
+    });
+  }
+
+  deleteSession(id: string): boolean {
+    return this.#write(() => this.#sql("DELETE FROM sessions WHERE id = ?").run(id).changes > 0);
+  }
+
+  bulkImport(
+    sessions: Iterable<NewSession & { id: string }>,
+    messages: Iterable<ImportMessage>,
+  ): { sessions: number; messages: number } {
+    return this.#read(() => bulkLoad(this.#open(), this.#file, sessions, messages));
+  }
+
+  schemaVersion(): number {
+    return this.#read(() => appliedSchemaVersion(this.#open()));
+  }
+
+  checkIntegrity(): string[] {
+    const problems: string[] = [];
+    try {
+      const rows = this.#read(() =>
+        this.#sql("PRAGMA integrity_check").all() as unknown as { integrity_check: string }[]
+      );
+      problems.push(...rows.map((row) => row.integrity_check).filter((line) => line !== "ok"));
+    } catch (error) {
+      problems.push(`integrity_check could not finish (${corruption(error)})`);
+    }
+    try {
+      this.#write(() => {
+        this.#sql("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
+          .run();
+      });
+    } catch (error) {
+      problems.push(
+        `full-text index messages_fts does not match the messages table (${corruption(error)}); ` +
+          "it can be rebuilt from the table",
+      );
+    }
+    return problems.length === 0 ? ["ok"] : problems;
+  }
+
+  close(): void {
+    const db = this.#db;
+    if (!db) return;
+    this.#db = undefined;
+    this.#statements.clear();
+    db.close();
+  }
+
+  #open(): DatabaseSync {
+    if (!this.#db) throw new StoreError(this.#file, "the store is closed");
+    return this.#db;
+  }
+
+  /** A cached prepared statement for `sql`. */
+  #sql(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#open().prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #read<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw toStoreError(this.#file, error);
+    }
+  }
+
+  #write<T>(work: () => T): T {
+    try {
+      return immediate(this.#open(), work);
+    } catch (error) {
+      throw toStoreError(this.#file, error);
+    }
+  }
+}
+
+/**
+ * The SQLite message of an error that reports corruption (FTS5 reports an
+ * index that disagrees with its table that way too). Any other error, such
+ * as a closed store or a lock held too long, is rethrown: it is not a finding.
+ */
+function corruption(error: unknown): string {
+  const cause = error instanceof StoreError ? error.cause : error;
+  const message = cause instanceof Error ? cause.message : "";
+  if (!/malformed|corrupt/i.test(message)) throw error;
+  return message;
+}
+
+function checkCount(what: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`Option "${what}" must be a whole number of at least 0, got ${value}`);
+  }
+}

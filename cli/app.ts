@@ -1,0 +1,75 @@
+/**
+ * The `herald` command tree. {@link run} is the whole program minus the
+ * process: it takes argv, an output and an environment, and returns the exit
+ * code, so tests run it in-process.
+ *
+ * @module
+ */
+
+import { Command } from "commander";
+import { VERSION } from "../core/version.ts";
+import { extractGlobalArgs } from "./argv.ts";
+import { type CliContext, createContext, type Env } from "./context.ts";
+import { EXIT, reportError } from "./errors.ts";
+import type { Output } from "./io.ts";
+import { versionLine } from "./version.ts";
+import { registerConfig } from "./commands/config.ts";
+import { registerDoctor } from "./commands/doctor.ts";
+import { registerProfile } from "./commands/profile.ts";
+
+export { captureOutput, denoOutput } from "./io.ts";
+
+/** What one run of the program needs from the outside world. */
+export interface RunOptions {
+  io: Output;
+  env: Env;
+}
+
+/** Builds the command tree; `context` is created on first use by a command. */
+export function buildProgram(io: Output, context: () => CliContext): Command {
+  const program = new Command("herald")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.out(text),
+      writeErr: (text) => io.err(text),
+      outputError: () => {},
+    })
+    .showSuggestionAfterError(true)
+    .description(`Herald ${VERSION}: a conversational AI agent that runs on your machine`)
+    .version(versionLine(), "-V, --version", "print the version and commit")
+    .option("-p, --profile <name>", "run against a named profile (any position)")
+    .helpOption("-h, --help", "show help")
+    .addHelpCommand(false);
+
+  registerConfig(program, context);
+  registerDoctor(program, context);
+  registerProfile(program, context);
+  return program;
+}
+
+/**
+ * Runs the program for `argv` and returns the exit code.
+ *
+ * @example
+ * ```ts
+ * const io = captureOutput();
+ * const code = await run(["config", "get", "agent.max_turns"], { io, env: { HERALD_HOME: dir } });
+ * ```
+ */
+export async function run(argv: readonly string[], options: RunOptions): Promise<number> {
+  const { io, env } = options;
+  const debug = env.HERALD_DEBUG === "1";
+  try {
+    const global = extractGlobalArgs(argv);
+    let context: CliContext | undefined;
+    const program = buildProgram(io, () => context ??= createContext(io, env, global.profile));
+    if (global.rest.length === 0) {
+      program.outputHelp();
+      return EXIT.ok;
+    }
+    await program.parseAsync(global.rest, { from: "user" });
+    return EXIT.ok;
+  } catch (error) {
+    return reportError(error, io, debug);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * What every command receives: where to write, the environment, and the
+ * selected profile, resolved lazily so that `--help` touches no disk.
+ *
+ * @module
+ */
+
+import { DEFAULT_PROFILE, parseProfileSelector } from "../core/profiles/mod.ts";
+import type { ConfigWarning } from "../core/config/mod.ts";
+import {
+  ensureProfileHome,
+  type ProfilePaths,
+  requireProfile,
+  resolveRoot,
+} from "../adapters/home/mod.ts";
+import type { Output } from "./io.ts";
+
+/** The environment as a plain record (injected so tests never touch `Deno.env`). */
+export type Env = Record<string, string | undefined>;
+
+/** Shared state handed to every command. */
+export interface CliContext {
+  io: Output;
+  env: Env;
+  /** The root home (`HERALD_HOME` or `~/.herald`). */
+  root: string;
+  /** The selected profile name (`default` without `-p`). */
+  profile: string;
+  /** Paths of the selected profile; throws ProfileNotFoundError for a missing named profile. */
+  paths(): Promise<ProfilePaths>;
+  /** Like {@link paths}, and creates whatever is missing of the home first. */
+  home(): Promise<ProfilePaths>;
+  /** Prints config warnings on standard error. */
+  warn(file: string, warnings: readonly ConfigWarning[]): void;
+}
+
+/** Builds the context for one run of the program. */
+export function createContext(io: Output, env: Env, profileInput: string | undefined): CliContext {
+  const profile = profileInput === undefined ? DEFAULT_PROFILE : parseProfileSelector(profileInput);
+  const root = resolveRoot(env);
+  return {
+    io,
+    env,
+    root,
+    profile,
+    paths: () => requireProfile(root, profile),
+    async home() {
+      const paths = await requireProfile(root, profile);
+      await ensureProfileHome(paths);
+      return paths;
+    },
+    warn(file, warnings) {
+      for (const warning of warnings) io.err(`herald: warning: ${file}: ${warning.message}\n`);
+    },
+  };
+}

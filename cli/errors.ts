@@ -1,0 +1,62 @@
+/**
+ * The one place where errors become exit codes and one-line messages.
+ * A user mistake never prints a stack trace.
+ *
+ * @module
+ */
+
+import { CommanderError } from "commander";
+import { HeraldError } from "../core/errors.ts";
+import type { Output } from "./io.ts";
+
+/** Exit codes of the `herald` program. */
+export const EXIT = {
+  ok: 0,
+  /** Something went wrong at run time (state on disk, network, a failed check). */
+  failure: 1,
+  /** The command line or a value typed by the user is wrong. */
+  usage: 2,
+} as const;
+
+function oneLine(text: string): string {
+  return text.replace(/^error:\s*/, "").replace(/\s*\n\s*/g, " ").trim();
+}
+
+function commanderMessage(error: CommanderError): string {
+  const message = oneLine(error.message);
+  const suggested = /Did you mean/.test(message);
+  if (error.code === "commander.unknownCommand" || error.code === "commander.unknownOption") {
+    return suggested ? message : `${message}; run \`herald --help\` to see what is available`;
+  }
+  if (error.code === "commander.help") return "a subcommand is needed (see the list above)";
+  return message;
+}
+
+/**
+ * Prints `error` as one line on standard error and returns the exit code.
+ * Set `HERALD_DEBUG=1` to also print the stack of an unexpected error.
+ */
+export function reportError(error: unknown, io: Output, debug = false): number {
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") {
+      return EXIT.ok;
+    }
+    io.err(`herald: ${commanderMessage(error)}\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof HeraldError) {
+    io.err(`herald: ${error.message}\n`);
+    return error.kind === "usage" ? EXIT.usage : EXIT.failure;
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    io.err(`herald: permission denied: ${error.message}\n`);
+    return EXIT.failure;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (debug && error instanceof Error && error.stack) {
+    io.err(`herald: ${error.stack}\n`);
+  } else {
+    io.err(`herald: ${oneLine(message)} (set HERALD_DEBUG=1 for details)\n`);
+  }
+  return EXIT.failure;
+}

@@ -1,0 +1,55 @@
+/**
+ * Where commands write. Every command prints through an {@link Output}, so
+ * tests capture exactly what a user would see.
+ *
+ * @module
+ */
+
+/** The two streams a command writes to. */
+export interface Output {
+  /** Writes to standard output (data). */
+  out(text: string): void;
+  /** Writes to standard error (warnings, progress, errors). */
+  err(text: string): void;
+}
+
+/** An {@link Output} that keeps everything written, for tests. */
+export interface CapturedOutput extends Output {
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Writes a value as indented JSON followed by a newline. */
+export function printJson(io: Output, value: unknown): void {
+  io.out(JSON.stringify(value, null, 2) + "\n");
+}
+
+function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  let written = 0;
+  while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
+}
+
+/** The process's real standard output and error. */
+export function denoOutput(): Output {
+  return {
+    out: (text) => writeAll(Deno.stdout, text),
+    err: (text) => writeAll(Deno.stderr, text),
+  };
+}
+
+/** An output that records both streams in memory. */
+export function captureOutput(): CapturedOutput {
+  let stdout = "";
+  let stderr = "";
+  return {
+    out: (text) => void (stdout += text),
+    err: (text) => void (stderr += text),
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * The `herald` program. `--version` answers on a fast path that loads only
+ * the version module; everything else loads the full command tree.
+ *
+ * The command tree is imported through a variable on purpose: Deno
+ * pre-loads the whole graph behind a literal `import("./app.ts")` even when
+ * it never runs, which would cost `--version` about a third of its start-up
+ * time. `deno compile` therefore needs `--include cli/app.ts`.
+ *
+ * @module
+ */
+
+import { versionLine } from "./version.ts";
+
+if (import.meta.main) {
+  const args = Deno.args;
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+    console.log(versionLine());
+  } else {
+    const appModule = "./app.ts";
+    const { run, denoOutput } = (await import(appModule)) as typeof import("./app.ts");
+    Deno.exitCode = await run(args, { io: denoOutput(), env: Deno.env.toObject() });
+  }
+}

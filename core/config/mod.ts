@@ -1,0 +1,13 @@
+/**
+ * Configuration: the schema, reading, editing and secret routing. Pure
+ * functions over text; adapters/home does the file I/O.
+ *
+ * @module
+ */
+
+export * from "./schema.ts";
+export * from "./load.ts";
+export * from "./edit.ts";
+export * from "./secrets.ts";
+export { knownKeyPaths } from "./_walk.ts";
+export * from "./env_text.ts";

@@ -1,0 +1,59 @@
+/**
+ * The config schema: the single source of truth for `config.yaml`. Every key,
+ * its type and its default live here; later capabilities add their sections.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+/** An auxiliary-model slot (`auxiliary.<task>`); empty fields fall back to the main model. */
+export const AuxiliarySlotSchema = z.object({
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  base_url: z.string().optional(),
+  api_key: z.string().optional(),
+  /** Seconds before a call to this slot gives up. */
+  timeout: z.number().positive().optional(),
+});
+
+/** The main model: which provider, endpoint and model name the agent talks to. */
+export const ModelSchema = z.object({
+  /** `openai`, `openrouter`, `anthropic`, `ollama`, `custom`, ... */
+  provider: z.string().optional(),
+  /** Endpoint for OpenAI-compatible servers, e.g. `http://127.0.0.1:8080/v1`. */
+  base_url: z.string().optional(),
+  /** Model name sent to the provider. */
+  default: z.string().optional(),
+  /** A key, or better a `${ENV_VAR}` reference into `.env`. */
+  api_key: z.string().optional(),
+  context_length: z.number().int().positive().optional(),
+  max_tokens: z.number().int().positive().optional(),
+});
+
+/** How the agent loop behaves. */
+export const AgentSchema = z.object({
+  /** Cap on model calls in one user turn. */
+  max_turns: z.number().int().positive().default(90),
+  /** Retries for 5xx and connection errors, with backoff. */
+  api_max_retries: z.number().int().min(0).max(20).default(3),
+  /** Append a footer naming files whose write or patch failed and was never fixed. */
+  verify_file_mutations: z.boolean().default(true),
+  /** Save every model request under `request-dumps/`. */
+  dump_requests: z.boolean().default(false),
+});
+
+/** The whole `config.yaml`. */
+export const ConfigSchema = z.object({
+  model: ModelSchema.prefault({}),
+  agent: AgentSchema.prefault({}),
+  auxiliary: z.record(z.string(), AuxiliarySlotSchema).default({}),
+});
+
+/** A fully defaulted configuration. */
+export type HeraldConfig = z.infer<typeof ConfigSchema>;
+
+/** The configuration every fresh profile starts from. */
+export function defaultConfig(): HeraldConfig {
+  return ConfigSchema.parse({});
+}

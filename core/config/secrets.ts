@@ -1,0 +1,74 @@
+/**
+ * Which config keys hold secrets, and where those secrets live instead of
+ * `config.yaml`: in the profile's `.env`, referenced as `${NAME}`.
+ *
+ * @module
+ */
+
+/** The environment variable each known provider reads its key from. */
+export const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = {
+  openai: "OPENAI_API_KEY",
+  custom: "OPENAI_API_KEY",
+  openrouter: "OPENROUTER_API_KEY",
+  anthropic: "ANTHROPIC_API_KEY",
+  ollama: "OLLAMA_API_KEY",
+};
+
+const SECRET_LEAF = /(^|_)(api_key|key|token|secret|password)$/i;
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+/** True when the last segment of a dotted key names a secret (`api_key`, `bot_token`, ...). */
+export function isSecretKey(path: string): boolean {
+  const leaf = path.split(".").pop() ?? "";
+  return SECRET_LEAF.test(leaf);
+}
+
+/** True for names written like environment variables (`OPENAI_API_KEY`). */
+export function isEnvName(name: string): boolean {
+  return ENV_NAME.test(name);
+}
+
+/** The environment variable that a provider's key is read from. */
+export function providerKeyEnv(provider: string | undefined): string {
+  if (!provider) return "OPENAI_API_KEY";
+  return PROVIDER_KEY_ENV[provider] ??
+    `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`;
+}
+
+/**
+ * The `.env` name that stores the secret for a dotted config key.
+ *
+ * @example
+ * ```ts
+ * secretEnvName("model.api_key", "anthropic")              // "ANTHROPIC_API_KEY"
+ * secretEnvName("auxiliary.kanban_decomposer.api_key")     // "HERALD_AUXILIARY_KANBAN_DECOMPOSER_API_KEY"
+ * ```
+ */
+export function secretEnvName(path: string, provider?: string): string {
+  if (path === "model.api_key") return providerKeyEnv(provider);
+  return `HERALD_${path.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+}
+
+/** True when a config value is only a reference like `${NAME}`, not a secret itself. */
+export function isReference(value: unknown): boolean {
+  return typeof value === "string" && /^\$\{(?:env:)?[A-Za-z_][A-Za-z0-9_]*\}$/.test(value);
+}
+
+/** Hides a secret, keeping its last four characters when it is long enough to stay safe. */
+export function redact(value: string): string {
+  return value.length >= 12 ? `…${value.slice(-4)}` : "…";
+}
+
+/** A deep copy of `value` with every literal secret replaced by its redacted form. */
+export function redactSecrets<T>(value: T, path: string[] = []): T {
+  if (Array.isArray(value)) return value.map((v, i) => redactSecrets(v, [...path, `${i}`])) as T;
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, redactSecrets(v, [...path, k])]),
+    ) as T;
+  }
+  if (typeof value === "string" && isSecretKey(path.join(".")) && !isReference(value)) {
+    return redact(value) as T;
+  }
+  return value;
+}

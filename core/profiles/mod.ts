@@ -1,0 +1,7 @@
+/**
+ * Profiles: naming rules shared by every surface.
+ *
+ * @module
+ */
+
+export * from "./names.ts";
