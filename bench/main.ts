@@ -1,31 +1,51 @@
 /**
  * `deno task bench`: runs every benchmark and prints a Markdown report with
- * the commands behind each figure (copy it into docs/BENCHMARKS.md).
+ * the command behind each figure (copy it into docs/BENCHMARKS.md).
+ *
+ * Environment: `BENCH_RUNS` (start-up runs per command, default 40),
+ * `BENCH_MESSAGES` and `BENCH_SESSIONS` (bulk import size, default
+ * 1,000,000 in 10,000).
  *
  * @module
  */
 
 import { fileURLToPath } from "node:url";
 import { benchStartup } from "./cli_startup.ts";
+import { benchBulkImport } from "./bulk_import.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
+const messages = Number(Deno.env.get("BENCH_MESSAGES") ?? "1000000");
+const sessions = Number(Deno.env.get("BENCH_SESSIONS") ?? "10000");
 
-const fmt = (ms: number) => ms.toFixed(1);
+const ms = (value: number) => value.toFixed(1);
+const today = new Date().toISOString().slice(0, 10);
+const machine = `Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores`;
+
 const startup = await benchStartup(root, runs);
-const lines = [
-  `## CLI cold start (${
-    new Date().toISOString().slice(0, 10)
-  }, Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores)`,
+console.log([
+  `## CLI cold start (${today}, ${machine})`,
   "",
   "| command | runs | median ms | p90 ms | min ms |",
   "| --- | --- | --- | --- | --- |",
   ...[startup.herald, startup.baseline].map((s) =>
-    `| \`${s.command}\` | ${s.runs} | ${fmt(s.medianMs)} | ${fmt(s.p90Ms)} | ${fmt(s.minMs)} |`
+    `| \`${s.command}\` | ${s.runs} | ${ms(s.medianMs)} | ${ms(s.p90Ms)} | ${ms(s.minMs)} |`
   ),
   "",
   `Ratio of medians (herald / empty file): **${
     startup.ratio.toFixed(2)
   }x** (target: at most 1.5x).`,
-];
-console.log(lines.join("\n"));
+  "",
+].join("\n"));
+
+const bulk = await benchBulkImport(messages, sessions);
+console.log([
+  `## State store bulk import (${today}, ${machine})`,
+  "",
+  "| messages | sessions | import s | integrity check s | integrity | database MB |",
+  "| --- | --- | --- | --- | --- | --- |",
+  `| ${bulk.messages} | ${bulk.sessions} | ${bulk.importSeconds.toFixed(2)} | ` +
+  `${bulk.integritySeconds.toFixed(2)} | ${bulk.integrity.join("; ")} | ${
+    bulk.databaseMegabytes.toFixed(0)
+  } |`,
+].join("\n"));
