@@ -4,7 +4,8 @@
  *
  * Environment: `BENCH_RUNS` (start-up runs per command, default 40),
  * `BENCH_MESSAGES` and `BENCH_SESSIONS` (bulk import size, default
- * 1,000,000 in 10,000).
+ * 1,000,000 in 10,000), `BENCH_ROUND_TRIPS` (tool round trips in the agent
+ * overhead run, default 200).
  *
  * @module
  */
@@ -12,11 +13,13 @@
 import { fileURLToPath } from "node:url";
 import { benchStartup } from "./cli_startup.ts";
 import { benchBulkImport } from "./bulk_import.ts";
+import { benchRoundTrips } from "./agent_roundtrip.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
 const messages = Number(Deno.env.get("BENCH_MESSAGES") ?? "1000000");
 const sessions = Number(Deno.env.get("BENCH_SESSIONS") ?? "10000");
+const roundTrips = Number(Deno.env.get("BENCH_ROUND_TRIPS") ?? "200");
 
 const ms = (value: number) => value.toFixed(1);
 const today = new Date().toISOString().slice(0, 10);
@@ -35,6 +38,20 @@ console.log([
   `Ratio of medians (herald / empty file): **${
     startup.ratio.toFixed(2)
   }x** (target: at most 1.5x).`,
+  "",
+].join("\n"));
+
+// Warm-up run so module loading and JIT do not count, then the measured run.
+await benchRoundTrips(20);
+const trips = await benchRoundTrips(roundTrips);
+console.log([
+  `## Agent overhead per tool round trip (${today}, ${machine})`,
+  "",
+  "| round trips | agent turn ms | same model requests replayed ms | overhead per round trip ms |",
+  "| --- | --- | --- | --- |",
+  `| ${trips.roundTrips} | ${ms(trips.agentMs)} | ${ms(trips.modelOnlyMs)} | **${
+    trips.overheadPerRoundTripMs.toFixed(2)
+  }** (target: at most 5) |`,
   "",
 ].join("\n"));
 

@@ -9,11 +9,13 @@
 import { Command } from "commander";
 import { VERSION } from "../core/version.ts";
 import { extractGlobalArgs } from "./argv.ts";
-import { type CliContext, createContext, type Env } from "./context.ts";
+import { type CliContext, createContext, type Env, type Terminal } from "./context.ts";
 import { EXIT, reportError } from "./errors.ts";
 import type { Output } from "./io.ts";
 import { versionLine } from "./version.ts";
+import { registerChat } from "./commands/chat.ts";
 import { registerConfig } from "./commands/config.ts";
+import { registerSessions } from "./commands/sessions.ts";
 import { registerDoctor } from "./commands/doctor.ts";
 import { registerProfile } from "./commands/profile.ts";
 
@@ -23,6 +25,8 @@ export { captureOutput, denoOutput } from "./io.ts";
 export interface RunOptions {
   io: Output;
   env: Env;
+  /** Standard input and whether it is a terminal; tests pass a stream of their own. */
+  terminal?: Terminal;
 }
 
 /** Builds the command tree; `context` is created on first use by a command. */
@@ -38,9 +42,15 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
     .description(`Herald ${VERSION}: a conversational AI agent that runs on your machine`)
     .version(versionLine(), "-V, --version", "print the version and commit")
     .option("-p, --profile <name>", "run against a named profile (any position)")
+    .option(
+      "--safe-mode",
+      "ignore config.yaml, rules files, plugins and MCP servers (credentials still load)",
+    )
     .helpOption("-h, --help", "show help")
     .addHelpCommand(false);
 
+  registerChat(program, context);
+  registerSessions(program, context);
   registerConfig(program, context);
   registerDoctor(program, context);
   registerProfile(program, context);
@@ -62,7 +72,10 @@ export async function run(argv: readonly string[], options: RunOptions): Promise
   try {
     const global = extractGlobalArgs(argv);
     let context: CliContext | undefined;
-    const program = buildProgram(io, () => context ??= createContext(io, env, global.profile));
+    const program = buildProgram(
+      io,
+      () => context ??= createContext(io, env, global.profile, options.terminal),
+    );
     if (global.rest.length === 0) {
       program.outputHelp();
       return EXIT.ok;

@@ -32,10 +32,32 @@ export interface CliContext {
   home(): Promise<ProfilePaths>;
   /** Prints config warnings on standard error. */
   warn(file: string, warnings: readonly ConfigWarning[]): void;
+  /** Standard input as bytes (taken only when a command reads it). */
+  input(): ReadableStream<Uint8Array>;
+  /** True when standard input is a terminal a person types at. */
+  interactive: boolean;
+  /** True in the real process: commands may install signal handlers. */
+  signals: boolean;
+}
+
+/** How the program is connected to its process. */
+export interface Terminal {
+  input?: () => ReadableStream<Uint8Array>;
+  interactive?: boolean;
+  signals?: boolean;
+}
+
+function emptyInput(): ReadableStream<Uint8Array> {
+  return new ReadableStream({ start: (controller) => controller.close() });
 }
 
 /** Builds the context for one run of the program. */
-export function createContext(io: Output, env: Env, profileInput: string | undefined): CliContext {
+export function createContext(
+  io: Output,
+  env: Env,
+  profileInput: string | undefined,
+  terminal: Terminal = {},
+): CliContext {
   const profile = profileInput === undefined ? DEFAULT_PROFILE : parseProfileSelector(profileInput);
   const root = resolveRoot(env);
   return {
@@ -52,5 +74,8 @@ export function createContext(io: Output, env: Env, profileInput: string | undef
     warn(file, warnings) {
       for (const warning of warnings) io.err(`herald: warning: ${file}: ${warning.message}\n`);
     },
+    input: terminal.input ?? emptyInput,
+    interactive: terminal.interactive ?? false,
+    signals: terminal.signals ?? false,
   };
 }

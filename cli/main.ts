@@ -19,6 +19,14 @@ if (import.meta.main) {
   } else {
     const appModule = "./app.ts";
     const { run, denoOutput } = (await import(appModule)) as typeof import("./app.ts");
-    Deno.exitCode = await run(args, { io: denoOutput(), env: Deno.env.toObject() });
+    Deno.exitCode = await run(args, {
+      io: denoOutput(),
+      env: Deno.env.toObject(),
+      terminal: {
+        input: () => Deno.stdin.readable,
+        interactive: Deno.stdin.isTerminal(),
+        signals: true,
+      },
+    });
   }
 }

@@ -134,3 +134,26 @@ export class NotFoundError extends HeraldError {
     super("not_found", "usage", `${what} "${id}" not found${hint ? `; ${hint}` : ""}`);
   }
 }
+
+/** Why a model call failed, for callers that branch on it. */
+export type ModelErrorCode =
+  | "model_auth"
+  | "model_rate_limited"
+  | "model_unavailable"
+  | "model_bad_request"
+  | "model_bad_response"
+  | "model_not_configured";
+
+/** A model or HTTP call that failed; the message says which provider or URL and what to do. */
+export class ModelError extends HeraldError {
+  /** Creates the error; `status` is the HTTP status when there was one. */
+  constructor(
+    code: ModelErrorCode,
+    message: string,
+    readonly provider?: string,
+    readonly status?: number,
+    options?: ErrorOptions,
+  ) {
+    super(code, code === "model_not_configured" ? "usage" : "state", message, options);
+  }
+}

@@ -9,3 +9,4 @@ export * from "./home.ts";
 export * from "./atomic.ts";
 export * from "./env_file.ts";
 export * from "./config_file.ts";
+export * from "./session_files.ts";

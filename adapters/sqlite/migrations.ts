@@ -80,6 +80,11 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 2,
+    name: "session_system_prompt",
+    sql: `ALTER TABLE sessions ADD COLUMN system_prompt TEXT;`,
+  },
 ];
 
 /** The schema version this build of Herald writes and understands. */

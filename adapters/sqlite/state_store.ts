@@ -106,7 +106,8 @@ class SqliteSessionStore implements SessionStore {
         throw new StoreError(this.#file, `session "${id}" already exists`);
       }
       const row = this.#sql(
-        `INSERT INTO sessions (id, source, model, title, started_at) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO sessions (id, source, model, title, started_at, system_prompt)
+         VALUES (?, ?, ?, ?, ?, ?)
          RETURNING ${SESSION_COLUMNS}`,
       ).get(
         id,
@@ -114,8 +115,18 @@ class SqliteSessionStore implements SessionStore {
         input.model ?? null,
         input.title ?? null,
         startedAt,
+        input.systemPrompt ?? null,
       ) as unknown as SessionRow;
       return toSessionRecord(row);
+    });
+  }
+
+  getSystemPrompt(id: string): string | null | undefined {
+    return this.#read(() => {
+      const row = this.#sql("SELECT system_prompt FROM sessions WHERE id = ?").get(id) as
+        | { system_prompt: string | null }
+        | undefined;
+      return row === undefined ? undefined : row.system_prompt;
     });
   }
 

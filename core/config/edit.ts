@@ -114,3 +114,30 @@ export function getConfigValue(data: unknown, key: string): unknown {
   }
   return node;
 }
+
+/**
+ * Adds `value` to the list at dotted `key` (creating the list), keeping the
+ * document's comments. Returns the text unchanged when the value is there.
+ *
+ * @throws ConfigParseError when the current text is not valid YAML.
+ * @throws ConfigKeyError for a key the schema does not know.
+ */
+export function appendConfigListValue(
+  currentText: string,
+  file: string,
+  key: string,
+  value: string,
+): string {
+  const path = resolveConfigKey(key);
+  const doc = parseConfigDocument(currentText, file);
+  const existing = doc.getIn(path);
+  if (YAML.isSeq(existing)) {
+    if (existing.items.some((item) => YAML.isScalar(item) && item.value === value)) {
+      return currentText;
+    }
+    existing.add(value);
+  } else {
+    doc.setIn(path, [value]);
+  }
+  return doc.toString();
+}

@@ -43,11 +43,20 @@ export const AgentSchema = z.object({
   dump_requests: z.boolean().default(false),
 });
 
+/** Dangerous-command approvals. */
+export const ApprovalsSchema = z.object({
+  /** Rules approved with "always" (for example `rm -r`); they are never asked again. */
+  allow: z.array(z.string()).default([]),
+});
+
 /** The whole `config.yaml`. */
 export const ConfigSchema = z.object({
   model: ModelSchema.prefault({}),
   agent: AgentSchema.prefault({}),
   auxiliary: z.record(z.string(), AuxiliarySlotSchema).default({}),
+  approvals: ApprovalsSchema.prefault({}),
+  /** Plugin modules (paths relative to the profile home, or absolute) providing LLM hooks. */
+  plugins: z.array(z.string()).default([]),
 });
 
 /** A fully defaulted configuration. */

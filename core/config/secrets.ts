@@ -5,14 +5,7 @@
  * @module
  */
 
-/** The environment variable each known provider reads its key from. */
-export const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = {
-  openai: "OPENAI_API_KEY",
-  custom: "OPENAI_API_KEY",
-  openrouter: "OPENROUTER_API_KEY",
-  anthropic: "ANTHROPIC_API_KEY",
-  ollama: "OLLAMA_API_KEY",
-};
+import { providerInfo } from "../models/providers.ts";
 
 const SECRET_LEAF = /(^|_)(api_key|key|token|secret|password)$/i;
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
@@ -30,9 +23,7 @@ export function isEnvName(name: string): boolean {
 
 /** The environment variable that a provider's key is read from. */
 export function providerKeyEnv(provider: string | undefined): string {
-  if (!provider) return "OPENAI_API_KEY";
-  return PROVIDER_KEY_ENV[provider] ??
-    `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`;
+  return providerInfo(provider || "custom").keyEnv;
 }
 
 /**

@@ -46,6 +46,8 @@ export interface NewSession {
   model?: string | null;
   title?: string | null;
   startedAt?: number;
+  /** The system prompt the session was started with, kept so a resumed session sends the same prefix. */
+  systemPrompt?: string | null;
 }
 
 /** A message to append. `toolCalls` is stored as JSON text. */
@@ -93,6 +95,8 @@ export interface SessionStore {
   createSession(input: NewSession): SessionRecord;
   /** Returns a session, or `undefined` when there is none with that id. */
   getSession(id: string): SessionRecord | undefined;
+  /** The system prompt stored with a session: `undefined` for no such session, `null` when none was stored. */
+  getSystemPrompt(id: string): string | null | undefined;
   /** Lists sessions, most recently started first. */
   listSessions(options?: ListSessionsOptions): SessionRecord[];
   /** Sets the title and/or model of a session. Throws NotFoundError for an unknown id. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { openStateStore } from "../../../adapters/sqlite/mod.ts";
+import { openStateStore, STATE_MIGRATIONS } from "../../../adapters/sqlite/mod.ts";
 import { REPO_ROOT, tempDir } from "../../_helpers.ts";
 
 const WRITER = new URL("./_concurrent_writer.ts", import.meta.url).pathname;
@@ -63,7 +63,7 @@ Deno.test("two processes writing the same new state database at once lose nothin
       raw.prepare("SELECT version FROM schema_version ORDER BY version").all().map((r) =>
         r.version
       ),
-      [1],
+      STATE_MIGRATIONS.map((migration) => migration.version),
     );
     for (const label of LABELS) {
       const session = store.getSession(`ses_writer_${label}`)!;

@@ -1,0 +1,242 @@
+/**
+ * `herald chat`: the terminal conversation. Interactive on a terminal,
+ * one turn per line when input is piped, or one question with `-q`.
+ *
+ * @module
+ */
+
+import type { Command } from "commander";
+import type { AgentEvent, AgentSession, TurnResult } from "../../core/agent/session.ts";
+import { appendConfigListValue } from "../../core/config/mod.ts";
+import { HeraldError } from "../../core/errors.ts";
+import { createSlashRegistry } from "../../core/commands/mod.ts";
+import { VERSION } from "../../core/version.ts";
+import { readConfigText, writeConfigText } from "../../adapters/home/mod.ts";
+import type { CliContext } from "../context.ts";
+import { type Output, printJson } from "../io.ts";
+import { createApprovalHandler } from "../chat/approval.ts";
+import { LineReader } from "../chat/lines.ts";
+import { type ChatRuntime, openChatRuntime } from "../chat/runtime.ts";
+
+interface ChatOptions {
+  query?: string;
+  json?: boolean;
+  resume?: string;
+  model?: string;
+  provider?: string;
+  baseUrl?: string;
+  source: string;
+  safeMode?: boolean;
+}
+
+function preview(text: string, max = 80): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 3)}...` : line;
+}
+
+/** Shows turn progress: streamed text on stdout (unless quiet), tool activity on stderr. */
+class TurnDisplay {
+  streamed = "";
+  constructor(readonly io: Output, readonly streamText: boolean) {}
+
+  onEvent = (event: AgentEvent): void => {
+    switch (event.type) {
+      case "model_call":
+        if (this.streamed && !this.streamed.endsWith("\n") && this.streamText) this.io.out("\n");
+        this.streamed = "";
+        break;
+      case "text":
+        this.streamed += event.delta;
+        if (this.streamText) this.io.out(event.delta);
+        break;
+      case "tool_start": {
+        let args = event.call.arguments;
+        try {
+          const parsed = JSON.parse(args);
+          args = typeof parsed?.command === "string" ? parsed.command : parsed?.path ?? args;
+        } catch {
+          // Show the raw text.
+        }
+        this.io.err(`  > ${event.call.name} ${preview(String(args))}\n`);
+        break;
+      }
+      case "tool_end":
+        this.io.err(
+          `  ${event.ok ? "ok" : "failed"} ${event.call.name}` +
+            `${event.ok ? "" : `: ${preview(event.summary, 160)}`} (${
+              Math.round(event.durationMs)
+            } ms)\n`,
+        );
+        break;
+    }
+  };
+
+  /** Prints what the final answer adds to the streamed text (the footer, plugin changes). */
+  finish(result: TurnResult): void {
+    if (!this.streamText) return;
+    if (result.response.startsWith(this.streamed)) {
+      this.io.out(result.response.slice(this.streamed.length));
+    } else {
+      this.io.out(`${this.streamed ? "\n" : ""}${result.response}`);
+    }
+    if (result.response !== "" || this.streamed !== "") this.io.out("\n");
+  }
+}
+
+async function runTurn(
+  c: CliContext,
+  session: AgentSession,
+  text: string,
+  display: TurnDisplay,
+): Promise<TurnResult> {
+  const controller = new AbortController();
+  const interrupt = () => controller.abort();
+  if (c.signals) Deno.addSignalListener("SIGINT", interrupt);
+  try {
+    const result = await session.send(text, {
+      signal: controller.signal,
+      onEvent: display.onEvent,
+    });
+    display.finish(result);
+    if (result.aborted) c.io.err("(interrupted)\n");
+    return result;
+  } finally {
+    if (c.signals) Deno.removeSignalListener("SIGINT", interrupt);
+  }
+}
+
+async function conversation(
+  c: CliContext,
+  runtime: ChatRuntime,
+  lines: LineReader,
+  first: AgentSession,
+): Promise<boolean> {
+  const registry = createSlashRegistry();
+  let session = first;
+  let deleteOnExit = false;
+  let failed = false;
+  if (c.interactive) {
+    c.io.err(
+      `Herald ${VERSION} · ${session.client.provider}/${session.client.model} · ` +
+        "/help for commands, /exit to leave\n",
+    );
+  }
+  for (;;) {
+    if (c.interactive) c.io.out("› ");
+    const line = await lines.next();
+    if (line === null) break;
+    if (line.trim() === "") continue;
+    const outcome = registry.dispatch(line, {
+      sessionId: session.id,
+      model: session.client.model,
+      provider: session.client.provider,
+    });
+    let message: string | undefined = line;
+    if (outcome) {
+      message = undefined;
+      if (outcome.kind === "reply") c.io.out(`${outcome.text}\n`);
+      else if (outcome.kind === "exit") {
+        deleteOnExit = outcome.deleteSession;
+        break;
+      } else if (outcome.kind === "new_session") {
+        const client = session.client;
+        session = runtime.start();
+        session.setClient(client);
+        c.io.out(`${outcome.text}\n`);
+      } else if (outcome.kind === "set_model") {
+        session.setClient(runtime.withModel(outcome.model));
+        c.io.out(`${outcome.text}\n`);
+      } else {
+        message = outcome.message;
+      }
+    }
+    if (message === undefined) continue;
+    try {
+      await runTurn(c, session, message, new TurnDisplay(c.io, true));
+    } catch (error) {
+      failed = true;
+      c.io.err(`herald: ${(error as Error).message}\n`);
+    }
+  }
+  if (deleteOnExit) {
+    const id = session.id;
+    await session.deleteStored();
+    if (id) c.io.err(`Deleted session ${id}.\n`);
+  } else if (session.id && c.interactive) {
+    c.io.err(`Session ${session.id} saved; continue with: herald chat --resume ${session.id}\n`);
+  }
+  return !failed;
+}
+
+/** Adds `chat` to `program`. */
+export function registerChat(program: Command, ctx: () => CliContext): void {
+  program.command("chat")
+    .description(
+      "talk to the agent (interactive, piped one turn per line, or one question with -q)",
+    )
+    .option("-q, --query <prompt>", "ask one question, print only the final answer, and exit")
+    .option("--json", "with -q: print the session id, response and tool calls as JSON")
+    .option("-r, --resume <id>", "continue a stored session")
+    .option("-m, --model <name>", "model name for this run")
+    .option("--provider <id>", "provider for this run (openai, openrouter, anthropic, custom, ...)")
+    .option("--base-url <url>", "endpoint for this run")
+    .option("--source <name>", "surface name stored with new sessions", "cli")
+    .action(async (_options: ChatOptions, command: Command) => {
+      const options = command.optsWithGlobals() as ChatOptions;
+      const c = ctx();
+      const oneShot = options.query !== undefined;
+      const lines = oneShot ? undefined : new LineReader(c.input());
+      const allowed = new Set<string>();
+      let persist = false;
+      const paths = await c.home();
+      const approve = createApprovalHandler({
+        io: c.io,
+        ask: c.interactive && !oneShot ? lines : undefined,
+        allowed,
+        async persistAlways(ruleKey) {
+          if (!persist) return;
+          const text = await readConfigText(paths.config);
+          await writeConfigText(
+            paths.config,
+            appendConfigListValue(text, paths.config, "approvals.allow", ruleKey),
+          );
+        },
+      });
+      const runtime = await openChatRuntime(c, {
+        safeMode: options.safeMode ?? false,
+        model: options.model,
+        provider: options.provider,
+        baseUrl: options.baseUrl,
+        source: options.source,
+        cwd: Deno.cwd(),
+        approve,
+      });
+      persist = !options.safeMode;
+      for (const rule of runtime.config.approvals.allow) allowed.add(rule);
+      try {
+        const session = options.resume ? runtime.resume(options.resume) : runtime.start();
+        if (oneShot) {
+          const result = await runTurn(c, session, options.query!, new TurnDisplay(c.io, false));
+          if (options.json) {
+            printJson(c.io, {
+              session_id: result.sessionId,
+              response: result.response,
+              tool_calls: result.toolCalls,
+              aborted: result.aborted,
+            });
+          } else {
+            c.io.out(`${result.response}\n`);
+          }
+        } else if (!(await conversation(c, runtime, lines!, session))) {
+          throw new HeraldError(
+            "chat_turn_failed",
+            "state",
+            "one or more turns failed (see the messages above)",
+          );
+        }
+      } finally {
+        runtime.close();
+        await lines?.close();
+      }
+    });
+}

@@ -1,0 +1,123 @@
+/**
+ * `herald sessions list|show|delete|export`.
+ *
+ * @module
+ */
+
+import { type Command, InvalidArgumentError } from "commander";
+import { NotFoundError } from "../../core/errors.ts";
+import type { SessionRecord, SessionStore } from "../../core/sessions/store.ts";
+import { profileSessionFiles } from "../../adapters/home/mod.ts";
+import { openStateStore } from "../../adapters/sqlite/mod.ts";
+import type { CliContext } from "../context.ts";
+import { printJson } from "../io.ts";
+
+async function withStore<T>(
+  c: CliContext,
+  work: (store: SessionStore) => Promise<T> | T,
+): Promise<T> {
+  const paths = await c.home();
+  const store = openStateStore(paths.stateDb);
+  try {
+    return await work(store);
+  } finally {
+    store.close();
+  }
+}
+
+function requireSession(store: SessionStore, id: string): SessionRecord {
+  const session = store.getSession(id);
+  if (!session) throw new NotFoundError("Session", id, "list sessions with `herald sessions list`");
+  return session;
+}
+
+function when(ms: number | null): string {
+  return ms === null ? "-" : new Date(ms).toISOString().replace("T", " ").slice(0, 16);
+}
+
+function parseCount(value: string): number {
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1) {
+    throw new InvalidArgumentError(`expected a whole number of 1 or more, got "${value}"`);
+  }
+  return count;
+}
+
+/** Adds the `sessions` command family to `program`. */
+export function registerSessions(program: Command, ctx: () => CliContext): void {
+  const sessions = program.command("sessions").description(
+    "list, show, export and delete stored sessions",
+  );
+
+  sessions.command("list")
+    .description("list sessions, newest first")
+    .option("--limit <n>", "how many", parseCount, 20)
+    .option("--source <name>", "only sessions from this surface (cli, dashboard, telegram, ...)")
+    .option("--json", "print JSON")
+    .action(async (options: { limit: number; source?: string; json?: boolean }) => {
+      const c = ctx();
+      const rows = await withStore(
+        c,
+        (store) => store.listSessions({ limit: options.limit, source: options.source }),
+      );
+      if (options.json) return printJson(c.io, rows);
+      if (rows.length === 0) return c.io.out("No sessions yet. Start one with `herald chat`.\n");
+      for (const row of rows) {
+        c.io.out(
+          `${row.id}  ${when(row.startedAt)}  ${row.source.padEnd(9)} ${
+            String(row.messageCount).padStart(4)
+          } msgs  ${row.title ?? ""}\n`,
+        );
+      }
+    });
+
+  sessions.command("show <id>")
+    .description("print a session and its messages")
+    .option("--json", "print JSON")
+    .action(async (id: string, options: { json?: boolean }) => {
+      const c = ctx();
+      const { session, messages } = await withStore(c, (store) => ({
+        session: requireSession(store, id),
+        messages: store.getMessages(id),
+      }));
+      if (options.json) return printJson(c.io, { session, messages });
+      c.io.out(`${session.id}  ${session.title ?? ""}\n`);
+      c.io.out(
+        `source ${session.source}, model ${session.model ?? "-"}, started ${
+          when(session.startedAt)
+        }\n\n`,
+      );
+      for (const message of messages) {
+        const calls = message.toolCalls?.length ? ` [tool calls: ${message.toolCalls.length}]` : "";
+        const label = message.role === "tool" ? `tool ${message.toolName ?? ""}` : message.role;
+        c.io.out(`[${label}]${calls}\n${message.content ?? ""}\n\n`);
+      }
+    });
+
+  sessions.command("export <id>")
+    .description("print a session with every message as JSON (for backups or other tools)")
+    .option("--json", "print JSON (the only format; accepted for symmetry)")
+    .action(async (id: string) => {
+      const c = ctx();
+      const exported = await withStore(c, (store) => ({
+        session: requireSession(store, id),
+        messages: store.getMessages(id),
+      }));
+      printJson(c.io, { format: "herald.session.v1", ...exported });
+    });
+
+  sessions.command("delete <id>")
+    .description("delete a session, its messages, transcript and request dumps")
+    .option("--json", "print JSON")
+    .action(async (id: string, options: { json?: boolean }) => {
+      const c = ctx();
+      const paths = await c.home();
+      const files = await withStore(c, async (store) => {
+        requireSession(store, id);
+        store.deleteSession(id);
+        return await profileSessionFiles(paths).deleteSessionFiles(id);
+      });
+      if (options.json) printJson(c.io, { deleted: id, files });
+      else c.io.out(`Deleted session ${id} (${files} file${files === 1 ? "" : "s"}).\n`);
+    });
+}

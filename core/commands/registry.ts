@@ -1,0 +1,107 @@
+/**
+ * Slash commands, defined once and shared by every surface (terminal chat,
+ * dashboard chat, messaging gateways). A command never performs I/O itself:
+ * it returns an outcome that the surface carries out.
+ *
+ * @module
+ */
+
+/** What a surface should do after a slash command. */
+export type SlashOutcome =
+  /** Show `text` and keep the session. */
+  | { kind: "reply"; text: string }
+  /** End the session; with `deleteSession`, delete its rows, transcript and request dumps on shutdown. */
+  | { kind: "exit"; deleteSession: boolean; text: string }
+  /** Start a fresh session. */
+  | { kind: "new_session"; text: string }
+  /** Use another model name for the following turns. */
+  | { kind: "set_model"; model: string; text: string }
+  /** Send `message` to the agent as the user's turn (skills and bundles use this). */
+  | { kind: "send"; message: string };
+
+/** What a command may read about the session it runs in. */
+export interface SlashContext {
+  sessionId?: string;
+  model: string;
+  provider: string;
+}
+
+/** One slash command. */
+export interface SlashCommand {
+  /** Name without the slash, lowercase. */
+  name: string;
+  aliases?: readonly string[];
+  /** One line for `/help`. */
+  description: string;
+  /** Argument synopsis for `/help`, e.g. `[--delete]`. */
+  usage?: string;
+  run(args: string, context: SlashContext): SlashOutcome;
+}
+
+const COMMAND_TOKEN = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
+
+/** A parsed slash-command line. */
+export interface SlashInput {
+  /** The command name as typed, lowercased, without the slash. */
+  name: string;
+  /** Everything after the name, trimmed. */
+  args: string;
+}
+
+/**
+ * Parses `/name args`. Returns undefined for text that is not a command,
+ * such as a path (`/usr/bin is ...`) or a lone slash.
+ */
+export function parseSlashInput(line: string): SlashInput | undefined {
+  const match = COMMAND_TOKEN.exec(line.trim());
+  if (!match) return undefined;
+  return { name: match[1].toLowerCase(), args: (match[2] ?? "").trim() };
+}
+
+/** The registry of slash commands. Names are unique; an underscore also matches a hyphen. */
+export class SlashRegistry {
+  readonly #commands: SlashCommand[] = [];
+  readonly #byName = new Map<string, SlashCommand>();
+
+  /** Creates a registry holding `commands`. */
+  constructor(commands: readonly SlashCommand[] = []) {
+    for (const command of commands) this.register(command);
+  }
+
+  /** Adds a command; a name or alias already taken is a programming error. */
+  register(command: SlashCommand): void {
+    for (const name of [command.name, ...(command.aliases ?? [])]) {
+      if (this.#byName.has(name)) throw new TypeError(`Slash command "/${name}" registered twice`);
+      this.#byName.set(name, command);
+    }
+    this.#commands.push(command);
+  }
+
+  /** The command for a name or alias (`my_cmd` also finds `my-cmd`). */
+  find(name: string): SlashCommand | undefined {
+    const key = name.toLowerCase();
+    return this.#byName.get(key) ?? this.#byName.get(key.replaceAll("_", "-"));
+  }
+
+  /** Every command, in registration order. */
+  list(): readonly SlashCommand[] {
+    return this.#commands;
+  }
+
+  /**
+   * Runs a line if it is a slash command. Returns undefined for ordinary
+   * text; an unknown command is a reply pointing at `/help`.
+   */
+  dispatch(line: string, context: SlashContext): SlashOutcome | undefined {
+    const input = parseSlashInput(line);
+    if (!input) return undefined;
+    const command = this.find(input.name);
+    if (!command) {
+      return {
+        kind: "reply",
+        text: `Unknown command /${input.name}; type /help to see the commands.`,
+      };
+    }
+    return command.run(input.args, context);
+  }
+}

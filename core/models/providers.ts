@@ -1,0 +1,105 @@
+/**
+ * Known model providers: which wire format each speaks, its default
+ * endpoint, and the environment variable its key is read from.
+ *
+ * @module
+ */
+
+/** The two request formats Herald speaks. */
+export type WireFormat = "openai" | "anthropic";
+
+/** What Herald knows about a provider id. */
+export interface ProviderInfo {
+  id: string;
+  label: string;
+  wire: WireFormat;
+  /** Endpoint used when `model.base_url` is not set; absent means base_url is required. */
+  baseUrl?: string;
+  /** Environment variable holding the key. */
+  keyEnv: string;
+  /** True for local servers that need no key. */
+  keyless: boolean;
+}
+
+/** Every provider id Herald knows, in the order they are listed to users. */
+export const PROVIDERS: readonly ProviderInfo[] = [
+  {
+    id: "openai",
+    label: "OpenAI",
+    wire: "openai",
+    baseUrl: "https://api.openai.com/v1",
+    keyEnv: "OPENAI_API_KEY",
+    keyless: false,
+  },
+  {
+    id: "openrouter",
+    label: "OpenRouter",
+    wire: "openai",
+    baseUrl: "https://openrouter.ai/api/v1",
+    keyEnv: "OPENROUTER_API_KEY",
+    keyless: false,
+  },
+  {
+    id: "anthropic",
+    label: "Anthropic",
+    wire: "anthropic",
+    baseUrl: "https://api.anthropic.com",
+    keyEnv: "ANTHROPIC_API_KEY",
+    keyless: false,
+  },
+  {
+    id: "ollama",
+    label: "Ollama",
+    wire: "openai",
+    baseUrl: "http://127.0.0.1:11434/v1",
+    keyEnv: "OLLAMA_API_KEY",
+    keyless: true,
+  },
+  {
+    id: "lmstudio",
+    label: "LM Studio",
+    wire: "openai",
+    baseUrl: "http://127.0.0.1:1234/v1",
+    keyEnv: "LMSTUDIO_API_KEY",
+    keyless: true,
+  },
+  {
+    id: "vllm",
+    label: "vLLM",
+    wire: "openai",
+    baseUrl: "http://127.0.0.1:8000/v1",
+    keyEnv: "VLLM_API_KEY",
+    keyless: true,
+  },
+  {
+    id: "llamacpp",
+    label: "llama.cpp server",
+    wire: "openai",
+    baseUrl: "http://127.0.0.1:8080/v1",
+    keyEnv: "LLAMACPP_API_KEY",
+    keyless: true,
+  },
+  {
+    id: "custom",
+    label: "Any OpenAI-compatible endpoint (set model.base_url)",
+    wire: "openai",
+    keyEnv: "OPENAI_API_KEY",
+    keyless: true,
+  },
+];
+
+/**
+ * Looks up a provider id. An unknown id is treated as an OpenAI-compatible
+ * endpoint that needs `base_url`, with its key in `<ID>_API_KEY`.
+ */
+export function providerInfo(id: string): ProviderInfo {
+  const known = PROVIDERS.find((provider) => provider.id === id);
+  if (known) return known;
+  return {
+    id,
+    label: id,
+    wire: "openai",
+    keyEnv: `${id.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`,
+    keyless: true,
+  };
+}

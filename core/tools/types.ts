@@ -1,0 +1,78 @@
+/**
+ * The tool contract: a named action with zod-validated arguments and a
+ * JSON result. Core declares it; tools that touch the outside world are
+ * implemented in adapters/tools and registered by the caller.
+ *
+ * @module
+ */
+
+import type { z } from "zod";
+
+/** A user's answer to an approval request. */
+export type ApprovalChoice = "once" | "session" | "always" | "deny";
+
+/** A dangerous action waiting for the user's decision. */
+export interface ApprovalRequest {
+  /** The tool asking, e.g. `terminal`. */
+  tool: string;
+  /** The exact command or action. */
+  command: string;
+  /** Why it was flagged, e.g. `recursive delete`. */
+  reason: string;
+  /** A stable key for "session"/"always" approvals (the matched rule). */
+  ruleKey: string;
+}
+
+/** Decides approval requests (interactive prompt, policy, or deny-all for non-interactive runs). */
+export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalChoice>;
+
+/** What a running tool can see of its session. */
+export interface ToolContext {
+  sessionId: string;
+  /** Working directory for relative paths and commands. */
+  cwd: string;
+  /** The profile home (memories live under it). */
+  home: string;
+  signal: AbortSignal;
+  /** Asks for approval of a dangerous action; resolves to the decision. */
+  approve(request: Omit<ApprovalRequest, "ruleKey"> & { ruleKey?: string }): Promise<boolean>;
+}
+
+/** Lint outcome of a written file: the syntax tier. */
+export interface LintResult {
+  status: "ok" | "error" | "skipped";
+  output: string;
+}
+
+/** A tool: name, description, argument schema and the function that runs it. */
+export interface Tool<Args = unknown> {
+  name: string;
+  description: string;
+  /** zod schema of the arguments; also rendered as the JSON Schema sent to the model. */
+  schema: z.ZodType<Args>;
+  /** Runs the tool. The returned value is sent to the model as JSON. Throw for a failure. */
+  run(args: Args, context: ToolContext): Promise<unknown>;
+  /**
+   * For file tools: the path this call mutates, so the turn can track failed
+   * writes (the file-mutation verifier). Absent for tools that write no file.
+   */
+  mutatedPath?(args: Args, context: ToolContext): string;
+  /** True for tools that change nothing; their calls run in parallel with anything. */
+  readOnly?: boolean;
+}
+
+/** A tool failure the model should read (bad path, not found, not unique ...). */
+export class ToolError extends Error {
+  /** Creates the error with a machine-readable `code` and a message for the model. */
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+/** Declares a tool with its argument type inferred from the schema. */
+export function defineTool<S extends z.ZodType>(
+  tool: Omit<Tool<z.infer<S>>, "schema"> & { schema: S },
+): Tool<z.infer<S>> {
+  return tool as Tool<z.infer<S>>;
+}

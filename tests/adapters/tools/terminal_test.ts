@@ -1,0 +1,163 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createTerminalTool, HeadTail } from "../../../adapters/tools/terminal.ts";
+import { ToolError } from "../../../core/tools/types.ts";
+import { tempDir } from "../../_helpers.ts";
+import { eventually, processAlive, toolContext, waitForPid } from "./_context.ts";
+
+const terminal = createTerminalTool({ killGraceMs: 300, drainMs: 200 });
+
+Deno.test("terminal runs the command in the session's working directory", async () => {
+  await using dir = await tempDir();
+  const ctx = toolContext({ cwd: dir.path });
+  const result = await terminal.run({ command: "pwd; echo hello > made.txt" }, ctx);
+  assert.equal(result.exit_code, 0);
+  assert.equal(result.stdout.trim(), await Deno.realPath(dir.path));
+  assert.equal(result.stderr, "");
+  assert.equal(result.timed_out, false);
+  assert.equal(typeof result.duration_ms, "number");
+  assert.equal(await Deno.readTextFile(join(dir.path, "made.txt")), "hello\n");
+});
+
+Deno.test("terminal resolves workdir against the working directory", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, "sub"));
+  const result = await terminal.run(
+    { command: "pwd", workdir: "sub" },
+    toolContext({ cwd: dir.path }),
+  );
+  assert.equal(result.stdout.trim(), await Deno.realPath(join(dir.path, "sub")));
+  await assert.rejects(
+    terminal.run({ command: "pwd", workdir: "missing" }, toolContext({ cwd: dir.path })),
+    (error: unknown) => error instanceof ToolError && error.code === "not_found",
+  );
+});
+
+Deno.test("terminal reports a non-zero exit code and stderr as a normal result", async () => {
+  await using dir = await tempDir();
+  const result = await terminal.run(
+    { command: "echo out; echo oops >&2; exit 3" },
+    toolContext({ cwd: dir.path }),
+  );
+  assert.equal(result.exit_code, 3);
+  assert.equal(result.stdout, "out\n");
+  assert.equal(result.stderr, "oops\n");
+  assert.equal(result.timed_out, false);
+});
+
+Deno.test("terminal gives the command no stdin", async () => {
+  await using dir = await tempDir();
+  const result = await terminal.run({ command: "cat; echo done" }, toolContext({ cwd: dir.path }));
+  assert.equal(result.stdout, "done\n");
+});
+
+Deno.test("terminal times out and kills the whole process tree", async () => {
+  await using dir = await tempDir();
+  const command =
+    "sleep 30 & echo $! > bg.pid; (trap '' TERM; exec sleep 30) & echo $! > stubborn.pid; " +
+    "echo started; sleep 30; wait";
+  const result = await terminal.run({ command, timeout: 1 }, toolContext({ cwd: dir.path }));
+  assert.equal(result.timed_out, true);
+  assert.notEqual(result.exit_code, 0);
+  assert.equal(result.stdout, "started\n");
+  for (const file of ["bg.pid", "stubborn.pid"]) {
+    const pid = await waitForPid(join(dir.path, file));
+    assert.ok(await eventually(() => !processAlive(pid)), `process ${pid} from ${file} survived`);
+  }
+});
+
+Deno.test("terminal asks approval for a dangerous command and does not run it when denied", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, "x"));
+  const ctx = toolContext({ cwd: dir.path, approve: false });
+  await assert.rejects(
+    terminal.run({ command: "rm -rf x" }, ctx),
+    (error: unknown) =>
+      error instanceof ToolError && error.code === "denied" &&
+      error.message.includes("not approved: recursive delete") &&
+      error.message.includes("Ask the user or use a safer command"),
+  );
+  assert.deepEqual(ctx.approvals, [{
+    tool: "terminal",
+    command: "rm -rf x",
+    reason: "recursive delete (rm -r)",
+    ruleKey: "rm_recursive",
+  }]);
+  assert.ok((await Deno.stat(join(dir.path, "x"))).isDirectory);
+});
+
+Deno.test("terminal runs a dangerous command once it is approved", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, "x"));
+  const ctx = toolContext({ cwd: dir.path, approve: true });
+  const result = await terminal.run({ command: "rm -rf x" }, ctx);
+  assert.equal(result.exit_code, 0);
+  assert.equal(ctx.approvals.length, 1);
+  await assert.rejects(Deno.stat(join(dir.path, "x")), Deno.errors.NotFound);
+});
+
+Deno.test("terminal does not ask approval for an ordinary command", async () => {
+  await using dir = await tempDir();
+  const ctx = toolContext({ cwd: dir.path });
+  await terminal.run({ command: "echo 'rm -rf /' > note.txt" }, ctx);
+  assert.deepEqual(ctx.approvals, []);
+});
+
+Deno.test("terminal stops the process tree when the signal aborts", async () => {
+  await using dir = await tempDir();
+  const controller = new AbortController();
+  const ctx = toolContext({ cwd: dir.path, signal: controller.signal });
+  const running = terminal.run(
+    { command: "sleep 30 & echo $! > bg.pid; sleep 30; wait" },
+    ctx,
+  );
+  const pid = await waitForPid(join(dir.path, "bg.pid"));
+  controller.abort();
+  await assert.rejects(
+    running,
+    (error: unknown) => error instanceof ToolError && error.code === "interrupted",
+  );
+  assert.ok(await eventually(() => !processAlive(pid)), `background process ${pid} survived`);
+});
+
+Deno.test("terminal returns when the shell exits even if a background process keeps its pipes", async () => {
+  await using dir = await tempDir();
+  const result = await terminal.run(
+    { command: "sleep 30 & echo $! > bg.pid; echo started" },
+    toolContext({ cwd: dir.path }),
+  );
+  assert.equal(result.exit_code, 0);
+  assert.equal(result.stdout, "started\n");
+  const pid = await waitForPid(join(dir.path, "bg.pid"));
+  Deno.kill(pid, "SIGKILL");
+});
+
+Deno.test("terminal keeps the head and tail of long output with a marker", async () => {
+  await using dir = await tempDir();
+  const small = createTerminalTool({ maxOutputChars: 1000 });
+  const result = await small.run(
+    { command: "echo BEGIN; head -c 200000 /dev/zero | tr '\\0' a; echo; echo END" },
+    toolContext({ cwd: dir.path }),
+  );
+  assert.ok(result.stdout.startsWith("BEGIN\n"));
+  assert.ok(result.stdout.endsWith("END\n"));
+  assert.match(result.stdout, /\[\.\.\. output truncated: 199,\d{3} characters omitted \.\.\.\]/);
+  assert.ok(result.stdout.length < 1200);
+});
+
+Deno.test("head-tail buffer keeps short text whole and cuts long text in the middle", () => {
+  const short = new HeadTail(10);
+  short.push("abc");
+  short.push("defghij");
+  assert.equal(short.text(), "abcdefghij");
+
+  const long = new HeadTail(10);
+  for (const chunk of ["0123", "456789", "abcdefghij", "XYZ"]) long.push(chunk);
+  assert.equal(long.text(), "0123\n\n[... output truncated: 13 characters omitted ...]\n\nhijXYZ");
+});
+
+Deno.test("terminal validates its arguments", () => {
+  assert.equal(terminal.schema.safeParse({ command: "ls", timeout: 601 }).success, false);
+  assert.equal(terminal.schema.safeParse({ command: "" }).success, false);
+  assert.equal(terminal.schema.safeParse({ command: "ls", timeout: 600 }).success, true);
+});

@@ -1,0 +1,339 @@
+/**
+ * `herald chat` end to end: the real program as a subprocess, a real state
+ * database, and the scripted model server over HTTP.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { openStateStore } from "../../adapters/sqlite/mod.ts";
+import { startModelServer } from "../fakes/model_server.ts";
+import { tempDir } from "../_helpers.ts";
+import { configureModel, runHerald } from "./_herald.ts";
+
+type Body = {
+  messages: { role: string; content: unknown; tool_calls?: unknown }[];
+  tools?: unknown;
+};
+
+function body(request: { body: unknown }): Body {
+  return request.body as Body;
+}
+
+function toolResults(request: { body: unknown }): Record<string, unknown>[] {
+  return body(request).messages.filter((m) => m.role === "tool").map((m) =>
+    JSON.parse(String(m.content))
+  );
+}
+
+async function listDir(path: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(path)) names.push(entry.name);
+  return names.sort();
+}
+
+Deno.test("a model that writes a file and answers: file, tool result, answer and stored messages all exact", async () => {
+  await using home = await tempDir();
+  await using work = await tempDir();
+  const content = "héllo 👋\r\nline with trailing spaces   \r\n\tend";
+  const answer = "Done ✅ — wrote notes.txt  ";
+  await using server = await startModelServer({
+    replies: [
+      { toolCalls: [{ name: "write_file", arguments: { path: "out/notes.txt", content } }] },
+      { text: answer },
+    ],
+  });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const run = await runHerald({
+    args: ["chat", "-q", "write my notes 📝  ", "--json"],
+    home: home.path,
+    cwd: work.path,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const printed = JSON.parse(run.stdout);
+  assert.equal(printed.response, answer);
+  assert.deepEqual(printed.tool_calls.map((c: { name: string; ok: boolean }) => [c.name, c.ok]), [
+    ["write_file", true],
+  ]);
+
+  assert.equal(await Deno.readTextFile(join(work.path, "out", "notes.txt")), content);
+  assert.equal(server.requests.length, 2);
+  const [result] = toolResults(server.requests[1]);
+  assert.equal(result.bytes_written, new TextEncoder().encode(content).length);
+  assert.ok(Number.isInteger(result.bytes_written));
+  assert.equal((result.lint as { status: string }).status, "skipped");
+
+  const store = openStateStore(join(home.path, "state.db"));
+  try {
+    const session = store.getSession(printed.session_id)!;
+    assert.equal(session.source, "cli");
+    assert.equal(session.model, "test-model");
+    assert.equal(session.title, "write my notes 📝");
+    const messages = store.getMessages(printed.session_id);
+    assert.deepEqual(messages.map((m) => m.role), ["user", "assistant", "tool", "assistant"]);
+    assert.equal(messages[0].content, "write my notes 📝  ");
+    const call = (messages[1].toolCalls as { name: string; arguments: string }[])[0];
+    assert.equal(call.name, "write_file");
+    assert.equal(JSON.parse(call.arguments).content, content);
+    assert.equal(messages[2].toolName, "write_file");
+    assert.equal(JSON.parse(messages[2].content!).bytes_written, result.bytes_written);
+    assert.equal(messages[3].content, answer);
+    assert.equal(session.messageCount, 4);
+    assert.equal(session.toolCallCount, 1);
+    assert.equal(session.apiCallCount, 2);
+  } finally {
+    store.close();
+  }
+  const transcript = await Deno.readTextFile(
+    join(home.path, "sessions", `${printed.session_id}.jsonl`),
+  );
+  assert.equal(transcript.trim().split("\n").length, 4);
+});
+
+Deno.test("one-shot chat prints only the final answer on stdout", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer({
+    replies: [{ text: "Thinking first.", toolCalls: [{ name: "todo", arguments: {} }] }, {
+      text: "The answer.",
+    }],
+  });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const run = await runHerald({ args: ["chat", "-q", "question"], home: home.path });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "The answer.\n");
+});
+
+Deno.test("writing invalid JSON gives lint status error with the parser's message", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer({
+    replies: [
+      {
+        toolCalls: [{ name: "write_file", arguments: { path: "bad.json", content: '{"a": 1,,}' } }],
+      },
+      { text: "ok" },
+    ],
+  });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const run = await runHerald({ args: ["chat", "-q", "go"], home: home.path });
+  assert.equal(run.code, 0, run.stderr);
+  const [result] = toolResults(server.requests[1]);
+  const lint = result.lint as { status: string; output: string };
+  assert.equal(lint.status, "error");
+  assert.ok(lint.output.length > 0);
+  assert.ok(!("lsp_diagnostics" in result));
+});
+
+Deno.test("a failed patch never superseded is in the footer; a superseded one is not", async () => {
+  await using home = await tempDir();
+  await using work = await tempDir();
+  await Deno.writeTextFile(join(work.path, "a.txt"), "alpha\n");
+  await Deno.writeTextFile(join(work.path, "b.txt"), "beta\n");
+  await using server = await startModelServer({
+    replies: [
+      {
+        toolCalls: [
+          { name: "patch", arguments: { path: "a.txt", old_string: "missing", new_string: "x" } },
+          { name: "patch", arguments: { path: "b.txt", old_string: "missing", new_string: "x" } },
+        ],
+      },
+      {
+        toolCalls: [{
+          name: "patch",
+          arguments: { path: "b.txt", old_string: "beta", new_string: "BETA" },
+        }],
+      },
+      { text: "Finished." },
+    ],
+  });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const run = await runHerald({ args: ["chat", "-q", "edit"], home: home.path, cwd: work.path });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^Finished\.\n\n---\nNote: 1 file change failed/);
+  assert.ok(run.stdout.includes(join(work.path, "a.txt")));
+  assert.ok(!run.stdout.includes(join(work.path, "b.txt")));
+  assert.equal(await Deno.readTextFile(join(work.path, "b.txt")), "BETA\n");
+});
+
+Deno.test("/exit --delete removes the session's rows, transcript and request dumps", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer({ replies: [{ text: "hello there" }] });
+  await configureModel(home.path, server.openaiBaseUrl, "agent:\n  dump_requests: true\n");
+  const run = await runHerald({ args: ["chat"], home: home.path, stdin: "hi\n/exit --delete\n" });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /hello there/);
+  assert.equal(server.requests.length, 1);
+  const store = openStateStore(join(home.path, "state.db"));
+  try {
+    assert.deepEqual(store.listSessions(), []);
+  } finally {
+    store.close();
+  }
+  assert.deepEqual(await listDir(join(home.path, "sessions")), []);
+  assert.deepEqual(await listDir(join(home.path, "request-dumps")), []);
+});
+
+Deno.test("plain /exit keeps the session, and its request dumps exist", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer({ replies: [{ text: "kept" }] });
+  await configureModel(home.path, server.openaiBaseUrl, "agent:\n  dump_requests: true\n");
+  const run = await runHerald({ args: ["chat"], home: home.path, stdin: "hi\n/EXIT\n" });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal((await listDir(join(home.path, "sessions"))).length, 1);
+  assert.equal((await listDir(join(home.path, "request-dumps"))).length, 1);
+});
+
+Deno.test("/exit with an unknown argument prints a hint and the next line is still answered", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer({ replies: [{ text: "first" }, { text: "second" }] });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const run = await runHerald({
+    args: ["chat"],
+    home: home.path,
+    stdin: "one\n/exit --bogus\ntwo\n",
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /first\n.*Unknown argument "--bogus" for \/exit.*\nsecond\n/s);
+  assert.equal(server.requests.length, 2);
+});
+
+Deno.test("the request prefix is byte-identical across the turns of a session, also when resumed", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer({
+    replies: [
+      { text: "one" },
+      { toolCalls: [{ name: "todo", arguments: {} }] },
+      { text: "two" },
+      { text: "three" },
+    ],
+  });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const first = await runHerald({ args: ["chat"], home: home.path, stdin: "a\nb\n" });
+  assert.equal(first.code, 0, first.stderr);
+  const store = openStateStore(join(home.path, "state.db"));
+  const [session] = store.listSessions();
+  store.close();
+  const resumed = await runHerald({
+    args: ["chat", "--resume", session.id],
+    home: home.path,
+    stdin: "c\n",
+  });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(server.requests.length, 4);
+  const encoded = server.requests.map((request) => body(request));
+  for (let i = 1; i < encoded.length; i++) {
+    const previous = encoded[i - 1];
+    const current = encoded[i];
+    assert.equal(JSON.stringify(current.tools), JSON.stringify(previous.tools));
+    assert.equal(
+      JSON.stringify(current.messages.slice(0, previous.messages.length)),
+      JSON.stringify(previous.messages),
+      `request ${i + 1} does not extend request ${i}`,
+    );
+  }
+});
+
+Deno.test("a non-interactive run denies a dangerous command and the file survives", async () => {
+  await using home = await tempDir();
+  await using work = await tempDir();
+  await Deno.mkdir(join(work.path, "keep"));
+  await using server = await startModelServer({
+    replies: [{ toolCalls: [{ name: "terminal", arguments: { command: "rm -rf keep" } }] }, {
+      text: "ok",
+    }],
+  });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const run = await runHerald({ args: ["chat", "-q", "clean"], home: home.path, cwd: work.path });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /denied terminal command/);
+  assert.ok((await Deno.stat(join(work.path, "keep"))).isDirectory);
+  const [result] = toolResults(server.requests[1]);
+  assert.equal(result.code, "denied");
+});
+
+Deno.test("plugins transform the answer after the footer, and --safe-mode skips them", async () => {
+  await using home = await tempDir();
+  await Deno.writeTextFile(
+    join(home.path, "shout.ts"),
+    "export function transform_llm_output(text: string) { return `<<${text}>>`; }\n",
+  );
+  await using server = await startModelServer({ replies: [{ text: "hi" }, { text: "hi" }] });
+  await configureModel(home.path, server.openaiBaseUrl, "plugins:\n  - shout.ts\n");
+  const withPlugin = await runHerald({ args: ["chat", "-q", "x"], home: home.path });
+  assert.equal(withPlugin.stdout, "<<hi>>\n", withPlugin.stderr);
+  const safe = await runHerald({
+    args: [
+      "--safe-mode",
+      "chat",
+      "-q",
+      "x",
+      "--provider",
+      "custom",
+      "--base-url",
+      server.openaiBaseUrl,
+      "-m",
+      "m",
+    ],
+    home: home.path,
+  });
+  assert.equal(safe.stdout, "hi\n", safe.stderr);
+});
+
+Deno.test("chat against an Anthropic endpoint works the same", async () => {
+  await using home = await tempDir();
+  await using work = await tempDir();
+  await using server = await startModelServer({
+    replies: [
+      { toolCalls: [{ name: "write_file", arguments: { path: "x.txt", content: "x" } }] },
+      { text: "anthropic done" },
+    ],
+  });
+  await configureModel(home.path, server.anthropicBaseUrl, "", "anthropic");
+  const run = await runHerald({
+    args: ["chat", "-q", "go"],
+    home: home.path,
+    cwd: work.path,
+    env: { ANTHROPIC_API_KEY: "sk-ant-test" },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "anthropic done\n");
+  assert.equal(await Deno.readTextFile(join(work.path, "x.txt")), "x");
+  assert.equal(server.requests[0].path, "/v1/messages");
+});
+
+Deno.test("an unconfigured model is a one-line error saying what to run", async () => {
+  await using home = await tempDir();
+  const run = await runHerald({ args: ["chat", "-q", "hi"], home: home.path });
+  assert.equal(run.code, 2);
+  assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+  assert.match(run.stderr, /herald config set model/);
+});
+
+Deno.test("sessions list, show, export and delete work on stored chats", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer({ replies: [{ text: "stored answer" }] });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const chat = await runHerald({
+    args: ["chat", "-q", "remember this", "--json"],
+    home: home.path,
+  });
+  const id = JSON.parse(chat.stdout).session_id;
+  const list = JSON.parse(
+    (await runHerald({ args: ["sessions", "list", "--json"], home: home.path })).stdout,
+  );
+  assert.deepEqual(list.map((s: { id: string }) => s.id), [id]);
+  const shown = JSON.parse(
+    (await runHerald({ args: ["sessions", "show", id, "--json"], home: home.path })).stdout,
+  );
+  assert.deepEqual(shown.messages.map((m: { content: string }) => m.content), [
+    "remember this",
+    "stored answer",
+  ]);
+  const exported = JSON.parse(
+    (await runHerald({ args: ["sessions", "export", id], home: home.path })).stdout,
+  );
+  assert.equal(exported.format, "herald.session.v1");
+  const deleted = await runHerald({ args: ["sessions", "delete", id, "--json"], home: home.path });
+  assert.deepEqual(JSON.parse(deleted.stdout), { deleted: id, files: 1 });
+  const missing = await runHerald({ args: ["sessions", "show", id], home: home.path });
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /Session ".*" not found/);
+});
