@@ -50,6 +50,8 @@ class TurnDisplay {
         if (this.streamText) this.io.out(event.delta);
         break;
       case "tool_start": {
+        if (this.streamText && this.streamed && !this.streamed.endsWith("\n")) this.io.out("\n");
+        this.streamed = "";
         let args = event.call.arguments;
         try {
           const parsed = JSON.parse(args);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ConfigKeyError, ConfigParseError, ConfigValueError } from "../../core/errors.ts";
 import {
+  appendConfigListValue,
   ConfigSchema,
   defaultConfig,
   getConfigValue,
@@ -188,4 +189,16 @@ Deno.test(".env text parses quotes, comments and export, and edits keep other li
   const appended = setEnvValue("A=1", "Z", "z");
   assert.equal(appended, "A=1\nZ=z\n");
   assert.equal(parseEnv(removeEnvValue(appended, "A")).values.has("A"), false);
+});
+
+Deno.test("adding to a config list keeps comments and never duplicates", () => {
+  const text = "# approvals I trust\napprovals:\n  allow:\n    - git_reset_hard # fine here\n";
+  const added = appendConfigListValue(text, "c.yaml", "approvals.allow", "rm_recursive");
+  assert.equal(
+    added,
+    "# approvals I trust\napprovals:\n  allow:\n    - git_reset_hard # fine here\n    - rm_recursive\n",
+  );
+  assert.equal(appendConfigListValue(added, "c.yaml", "approvals.allow", "rm_recursive"), added);
+  const fresh = appendConfigListValue("", "c.yaml", "approvals.allow", "mkfs");
+  assert.deepEqual(parseConfig(fresh, "c.yaml").config.approvals.allow, ["mkfs"]);
 });
