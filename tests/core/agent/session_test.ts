@@ -15,7 +15,7 @@ import { startModelServer } from "../../fakes/model_server.ts";
 import { tempDir } from "../../_helpers.ts";
 import { z } from "zod";
 
-async function setup(dir: string, baseUrl: string, overrides: Partial<AgentSessionOptions> = {}) {
+function setup(dir: string, baseUrl: string, overrides: Partial<AgentSessionOptions> = {}) {
   const store = openStateStore(join(dir, "state.db"));
   const options: AgentSessionOptions = {
     client: createModelClient({ provider: "custom", model: "m", baseUrl, maxRetries: 0 }),
@@ -39,7 +39,7 @@ Deno.test("an abort mid-stream stops the turn and stores the partial answer", as
   await using server = await startModelServer({
     replies: [{ text: "partial words here", chunkSize: 3, hang: "mid-stream" }],
   });
-  const { store, options } = await setup(dir.path, server.openaiBaseUrl);
+  const { store, options } = setup(dir.path, server.openaiBaseUrl);
   try {
     const session = AgentSession.start(options);
     const controller = new AbortController();
@@ -70,7 +70,7 @@ Deno.test("the loop stops after agent.max_turns model calls and says so", async 
   await using server = await startModelServer({
     replies: Array.from({ length: 3 }, () => ({ toolCalls: [{ name: "todo", arguments: {} }] })),
   });
-  const { store, options } = await setup(dir.path, server.openaiBaseUrl, { maxTurns: 3 });
+  const { store, options } = setup(dir.path, server.openaiBaseUrl, { maxTurns: 3 });
   try {
     const result = await AgentSession.start(options).send("loop");
     assert.equal(result.hitMaxTurns, true);
@@ -108,7 +108,7 @@ Deno.test("independent tool calls run in parallel and results keep the call orde
       { text: "done" },
     ],
   });
-  const { store, options } = await setup(dir.path, server.openaiBaseUrl, {
+  const { store, options } = setup(dir.path, server.openaiBaseUrl, {
     tools: new ToolRegistry([slow]),
   });
   try {
@@ -134,7 +134,7 @@ Deno.test("writes to the same file run in call order", async () => {
       { text: "done" },
     ],
   });
-  const { store, options } = await setup(dir.path, server.openaiBaseUrl);
+  const { store, options } = setup(dir.path, server.openaiBaseUrl);
   try {
     await AgentSession.start(options).send("write twice");
     assert.equal(await Deno.readTextFile(join(dir.path, "f.txt")), "second");
@@ -155,7 +155,7 @@ Deno.test("an approval for the session is asked once and reused", async () => {
       { text: "cleaned" },
     ],
   });
-  const { store, options } = await setup(dir.path, server.openaiBaseUrl, {
+  const { store, options } = setup(dir.path, server.openaiBaseUrl, {
     approve: () => {
       asked++;
       return Promise.resolve("session");
@@ -175,7 +175,7 @@ Deno.test("an approval for the session is asked once and reused", async () => {
 Deno.test("a resumed session sends its stored system prompt, not a new one", async () => {
   await using dir = await tempDir();
   await using server = await startModelServer({ replies: [{ text: "one" }, { text: "two" }] });
-  const { store, options } = await setup(dir.path, server.openaiBaseUrl);
+  const { store, options } = setup(dir.path, server.openaiBaseUrl);
   try {
     const first = await AgentSession.start(options).send("hello");
     const resumed = AgentSession.resume(
