@@ -34,7 +34,7 @@ export interface TerminalOptions {
    * later output is not captured.
    */
   drainMs?: number;
-  /** Extra environment variables for commands (the rest is inherited). */
+  /** Extra environment variables for commands (the rest is inherited, minus credentials). */
   env?: Record<string, string>;
   /** Folder that `~` in `workdir` expands to; defaults to the user's home. */
   homeDir?: string;
@@ -188,13 +188,32 @@ async function checkDirectory(path: string): Promise<void> {
   }
 }
 
+/** Variable names that look like credentials; commands the model runs never see them. */
+const SECRET_NAME = /(API_KEY|_TOKEN|_SECRET|PASSWORD|_PASSWD)$|^HERALD_DASHBOARD_SESSION_TOKEN$/i;
+
+/**
+ * The environment for a command: the process environment without anything
+ * that looks like a credential, plus the tool's extra variables.
+ */
+export function commandEnvironment(
+  inherited: Record<string, string>,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(inherited)) {
+    if (!SECRET_NAME.test(name)) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
 /** Spawns `bash -c command` (or `sh -c` where bash is missing) as a process-group leader. */
 function spawnShell(command: string, cwd: string, env?: Record<string, string>): Deno.ChildProcess {
   const spawn = (shell: string) =>
     new Deno.Command(shell, {
       args: ["-c", command],
       cwd,
-      env,
+      env: commandEnvironment(Deno.env.toObject(), env),
+      clearEnv: true,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createTerminalTool, HeadTail } from "../../../adapters/tools/terminal.ts";
+import {
+  commandEnvironment,
+  createTerminalTool,
+  HeadTail,
+} from "../../../adapters/tools/terminal.ts";
 import { ToolError } from "../../../core/tools/types.ts";
 import { tempDir } from "../../_helpers.ts";
 import { eventually, processAlive, toolContext, waitForPid } from "./_context.ts";
@@ -160,4 +164,35 @@ Deno.test("terminal validates its arguments", () => {
   assert.equal(terminal.schema.safeParse({ command: "ls", timeout: 601 }).success, false);
   assert.equal(terminal.schema.safeParse({ command: "" }).success, false);
   assert.equal(terminal.schema.safeParse({ command: "ls", timeout: 600 }).success, true);
+});
+
+Deno.test("commands never see credential variables from the environment", () => {
+  const env = commandEnvironment(
+    {
+      PATH: "/bin",
+      OPENAI_API_KEY: "sk-1",
+      TELEGRAM_BOT_TOKEN: "t",
+      CLIENT_SECRET: "s",
+      DB_PASSWORD: "p",
+      HERALD_DASHBOARD_SESSION_TOKEN: "d",
+      TOKENIZERS_PARALLELISM: "false",
+    },
+    { EXTRA: "1" },
+  );
+  assert.deepEqual(env, { PATH: "/bin", TOKENIZERS_PARALLELISM: "false", EXTRA: "1" });
+});
+
+Deno.test("a command run by the tool cannot read an exported API key", async () => {
+  await using dir = await tempDir();
+  const tool = createTerminalTool();
+  Deno.env.set("HERALD_TEST_FAKE_API_KEY", "sk-should-not-leak");
+  try {
+    const result = await tool.run(
+      { command: 'echo "[${HERALD_TEST_FAKE_API_KEY:-unset}]"' },
+      toolContext({ cwd: dir.path }),
+    );
+    assert.equal(result.stdout.trim(), "[unset]");
+  } finally {
+    Deno.env.delete("HERALD_TEST_FAKE_API_KEY");
+  }
 });
