@@ -7,7 +7,7 @@
 
 import { join } from "node:path";
 import { openStateStore } from "../adapters/sqlite/mod.ts";
-import type { ImportMessage, NewSession } from "../core/sessions/store.ts";
+import type { ImportMessage, NewSession, SessionStore } from "../core/sessions/store.ts";
 
 /** Figures from one bulk import. */
 export interface BulkImportResult {
@@ -52,10 +52,15 @@ export function generatedCorpus(total: number, sessionCount: number): {
   };
 }
 
-/** Imports `total` messages in `sessionCount` sessions into a temporary database. */
+/**
+ * Imports `total` messages in `sessionCount` sessions into a new database in
+ * a temporary folder and checks it; then hands the open store to `after`
+ * (benchmarks that need a large database) before everything is deleted.
+ */
 export async function benchBulkImport(
   total: number,
   sessionCount: number,
+  after?: (store: SessionStore, path: string) => void,
 ): Promise<BulkImportResult> {
   const dir = await Deno.makeTempDir({ prefix: "herald-bench-" });
   try {
@@ -68,6 +73,7 @@ export async function benchBulkImport(
       const imported = performance.now();
       const integrity = store.checkIntegrity();
       const checked = performance.now();
+      after?.(store, path);
       return {
         messages: counts.messages,
         sessions: counts.sessions,

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { benchStartup } from "./cli_startup.ts";
 import { benchBulkImport } from "./bulk_import.ts";
 import { benchRoundTrips } from "./agent_roundtrip.ts";
+import { benchSessionSearch, type SearchBenchResult } from "./session_search.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
@@ -55,7 +56,12 @@ console.log([
   "",
 ].join("\n"));
 
-const bulk = await benchBulkImport(messages, sessions);
+// Three-term queries over words of falling frequency in the generated corpus.
+const queries = ["w0x w1x w2x", "w0x w1x w3x", "w0x w2x w4x", "w1x w2x w3x"];
+let search: SearchBenchResult | undefined;
+const bulk = await benchBulkImport(messages, sessions, (store, path) => {
+  search = benchSessionSearch(store, path, queries);
+});
 console.log([
   `## State store bulk import (${today}, ${machine})`,
   "",

@@ -11,7 +11,11 @@ import type {
   ImportMessage,
   ListSessionsOptions,
   NewMessage,
+  MessageRole,
+  MessageWindow,
   NewSession,
+  SearchHit,
+  SearchHitOptions,
   SessionRecord,
   SessionStore,
   StoredMessage,
@@ -255,6 +259,68 @@ class SqliteSessionStore implements SessionStore {
       ).all(sessionId, afterId, limit) as unknown as MessageRow[];
       return rows.map(toStoredMessage);
     });
+  }
+
+  searchHits(ftsQuery: string, options: SearchHitOptions): SearchHit[] {
+    checkCount("candidates", options.candidates);
+    const order = { relevance: "rank", newest: "rowid DESC", oldest: "rowid" }[options.order];
+    return this.#read(() =>
+      this.#sql(
+        `WITH top AS (
+           SELECT rowid AS id, rank AS score FROM messages_fts
+           WHERE messages_fts MATCH ?1 ORDER BY ${order} LIMIT ?2
+         )
+         SELECT m.id AS messageId, m.session_id AS sessionId, top.score AS score
+         FROM top JOIN messages m ON m.id = top.id
+         WHERE (?3 IS NULL OR m.session_id <> ?3)
+           AND m.role IN (SELECT value FROM json_each(?4))
+         ORDER BY ${order === "rank" ? "top.score, m.id" : order.replace("rowid", "m.id")}`,
+      ).all(
+        ftsQuery,
+        options.candidates,
+        options.excludeSessionId ?? null,
+        JSON.stringify(options.roles),
+      ) as unknown as SearchHit[]
+    );
+  }
+
+  messagesAround(sessionId: string, anchorId: number, before: number, after: number): MessageWindow {
+    checkCount("before", before);
+    checkCount("after", after);
+    return this.#read(() => {
+      const earlier = this.#sql(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+      ).all(sessionId, anchorId, before) as unknown as MessageRow[];
+      const anchor = this.#sql(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND id = ?`,
+      ).get(sessionId, anchorId) as MessageRow | undefined;
+      const later = this.#sql(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`,
+      ).all(sessionId, anchorId, after) as unknown as MessageRow[];
+      return {
+        before: earlier.reverse().map(toStoredMessage),
+        anchor: anchor && toStoredMessage(anchor),
+        after: later.map(toStoredMessage),
+      };
+    });
+  }
+
+  bookends(
+    sessionId: string,
+    count: number,
+    roles: readonly MessageRole[],
+  ): { start: StoredMessage[]; end: StoredMessage[] } {
+    checkCount("count", count);
+    const pick = (direction: "ASC" | "DESC") =>
+      this.#sql(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages
+         WHERE session_id = ? AND role IN (SELECT value FROM json_each(?))
+         ORDER BY id ${direction} LIMIT ?`,
+      ).all(sessionId, JSON.stringify(roles), count) as unknown as MessageRow[];
+    return this.#read(() => ({
+      start: pick("ASC").map(toStoredMessage),
+      end: pick("DESC").reverse().map(toStoredMessage),
+    }));
   }
 
   deleteSession(id: string): boolean {

@@ -5,8 +5,10 @@
  */
 
 import { type Command, InvalidArgumentError } from "commander";
-import { NotFoundError } from "../../core/errors.ts";
+import { HeraldError, NotFoundError } from "../../core/errors.ts";
+import { searchSessions } from "../../core/sessions/search.ts";
 import type { SessionRecord, SessionStore } from "../../core/sessions/store.ts";
+import { ToolError } from "../../core/tools/types.ts";
 import { profileSessionFiles } from "../../adapters/home/mod.ts";
 import { openStateStore } from "../../adapters/sqlite/mod.ts";
 import type { CliContext } from "../context.ts";
@@ -70,6 +72,57 @@ export function registerSessions(program: Command, ctx: () => CliContext): void 
         );
       }
     });
+
+  sessions.command("search <query>")
+    .description("find past messages (the same search the agent's session_search tool uses)")
+    .option("--limit <n>", "sessions to return (1-10)", parseCount, 3)
+    .option("--role <roles>", "roles that may match, comma-separated (default user,assistant)")
+    .option("--sort <order>", "relevance, newest or oldest", "relevance")
+    .option("--json", "print JSON")
+    .action(
+      async (
+        query: string,
+        options: { limit: number; role?: string; sort: string; json?: boolean },
+      ) => {
+        const c = ctx();
+        if (!["relevance", "newest", "oldest"].includes(options.sort)) {
+          throw new InvalidArgumentError(
+            `--sort must be relevance, newest or oldest; got "${options.sort}"`,
+          );
+        }
+        const result = await withStore(c, (store) => {
+          try {
+            return searchSessions(store, {
+              query,
+              limit: options.limit,
+              role_filter: options.role,
+              sort: options.sort as "relevance" | "newest" | "oldest",
+            });
+          } catch (error) {
+            if (error instanceof ToolError) {
+              throw new HeraldError(error.code, "usage", error.message);
+            }
+            throw error;
+          }
+        });
+        if (options.json) return printJson(c.io, result);
+        if (result.shape !== "discovery" || result.count === 0) {
+          return c.io.out(`No stored messages match ${JSON.stringify(query)}.\n`);
+        }
+        for (const hit of result.results) {
+          c.io.out(`${hit.session_id}  ${when(hit.started_at)}  ${hit.title ?? ""}\n`);
+          for (const message of hit.messages) {
+            const mark = message.id === hit.match_message_id ? ">" : " ";
+            c.io.out(
+              `  ${mark} [${message.id} ${message.role}] ${
+                (message.content ?? "").replace(/\s+/g, " ").slice(0, 160)
+              }\n`,
+            );
+          }
+          c.io.out("\n");
+        }
+      },
+    );
 
   sessions.command("show <id>")
     .description("print a session and its messages")

@@ -86,6 +86,32 @@ export interface ListSessionsOptions {
   source?: string;
 }
 
+/** A full-text match: which message, in which session, how well it ranks (lower is better). */
+export interface SearchHit {
+  messageId: number;
+  sessionId: string;
+  score: number;
+}
+
+/** Options of {@link SessionStore.searchHits}. */
+export interface SearchHitOptions {
+  /** Only messages with these roles match. */
+  roles: readonly MessageRole[];
+  /** Never return hits from this session (the caller's live conversation). */
+  excludeSessionId?: string;
+  /** Order: FTS5 rank (bm25), or by message id. */
+  order: "relevance" | "newest" | "oldest";
+  /** How many ranked index entries to consider before the role and session filters. */
+  candidates: number;
+}
+
+/** Messages on both sides of an anchor, in id order. */
+export interface MessageWindow {
+  before: StoredMessage[];
+  anchor: StoredMessage | undefined;
+  after: StoredMessage[];
+}
+
 /** Counter increments applied atomically to a session. */
 export type UsageDelta = Partial<SessionCounters>;
 
@@ -109,6 +135,19 @@ export interface SessionStore {
   appendMessages(sessionId: string, messages: readonly NewMessage[]): StoredMessage[];
   /** Returns a session's messages in id order, optionally after an id and limited. */
   getMessages(sessionId: string, options?: { afterId?: number; limit?: number }): StoredMessage[];
+  /**
+   * Full-text search over message content. `ftsQuery` is FTS5 query syntax
+   * (sanitise user text first). Throws StoreError for a query FTS5 rejects.
+   */
+  searchHits(ftsQuery: string, options: SearchHitOptions): SearchHit[];
+  /** Up to `before` messages before and `after` messages after `anchorId` in its session. */
+  messagesAround(sessionId: string, anchorId: number, before: number, after: number): MessageWindow;
+  /** The first and last `count` messages of a session whose role is in `roles`. */
+  bookends(
+    sessionId: string,
+    count: number,
+    roles: readonly MessageRole[],
+  ): { start: StoredMessage[]; end: StoredMessage[] };
   /** Deletes a session and its messages; returns false when it did not exist. */
   deleteSession(id: string): boolean;
   /**

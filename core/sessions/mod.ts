@@ -1,0 +1,11 @@
+/**
+ * Sessions: the store contract and session search.
+ *
+ * @module
+ */
+
+export type * from "./store.ts";
+export { MESSAGE_ROLES } from "./store.ts";
+export * from "./fts_query.ts";
+export * from "./search.ts";
+export * from "./search_tool.ts";
