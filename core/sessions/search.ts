@@ -128,7 +128,52 @@ function requireSession(store: SessionStore, id: string) {
   return session;
 }
 
-function discovery(store: SessionStore, input: SessionSearchInput, currentSessionId?: string) {
+/** One session found by discovery. */
+export interface DiscoveryHit {
+  session_id: string;
+  title: string | null;
+  source: string;
+  started_at: number;
+  match_message_id: number;
+  /** The window: up to 5 before, the match, up to 5 after. */
+  messages: SearchMessage[];
+  messages_before: number;
+  messages_after: number;
+  bookend_start: SearchMessage[];
+  bookend_end: SearchMessage[];
+}
+
+/** What a session search returns, by shape. */
+export type SessionSearchResult =
+  | { shape: "discovery"; query: string | undefined; count: number; results: DiscoveryHit[] }
+  | {
+    shape: "scroll";
+    session_id: string;
+    around_message_id?: number;
+    messages: SearchMessage[];
+    messages_before: number;
+    messages_after: number;
+    at_start?: boolean;
+    at_end?: boolean;
+  }
+  | {
+    shape: "browse";
+    count: number;
+    sessions: {
+      id: string;
+      title: string | null;
+      source: string;
+      started_at: number;
+      ended_at: number | null;
+      message_count: number;
+    }[];
+  };
+
+function discovery(
+  store: SessionStore,
+  input: SessionSearchInput,
+  currentSessionId?: string,
+): SessionSearchResult {
   const ftsQuery = toFtsQuery(input.query ?? "");
   if (ftsQuery === "") {
     throw new ToolError(
@@ -185,10 +230,10 @@ function discovery(store: SessionStore, input: SessionSearchInput, currentSessio
       bookend_end: bookends.end.map(present),
     };
   });
-  return { shape: "discovery" as const, query: input.query, count: results.length, results };
+  return { shape: "discovery", query: input.query, count: results.length, results };
 }
 
-function scroll(store: SessionStore, input: SessionSearchInput) {
+function scroll(store: SessionStore, input: SessionSearchInput): SessionSearchResult {
   const sessionId = input.session_id!;
   requireSession(store, sessionId);
   const half = clamp(input.window, SCROLL_WINDOW, MAX_SCROLL_WINDOW);
@@ -197,7 +242,7 @@ function scroll(store: SessionStore, input: SessionSearchInput) {
     const first = store.getMessages(sessionId, { limit: 1 })[0];
     if (!first) {
       return {
-        shape: "scroll" as const,
+        shape: "scroll",
         session_id: sessionId,
         messages: [],
         messages_before: 0,
@@ -216,7 +261,7 @@ function scroll(store: SessionStore, input: SessionSearchInput) {
     );
   }
   return {
-    shape: "scroll" as const,
+    shape: "scroll",
     session_id: sessionId,
     around_message_id: anchorId,
     messages: [...window.before, window.anchor, ...window.after].map(present),
@@ -227,14 +272,18 @@ function scroll(store: SessionStore, input: SessionSearchInput) {
   };
 }
 
-function browse(store: SessionStore, input: SessionSearchInput, currentSessionId?: string) {
+function browse(
+  store: SessionStore,
+  input: SessionSearchInput,
+  currentSessionId?: string,
+): SessionSearchResult {
   const limit = clamp(input.limit, DEFAULT_BROWSE_LIMIT, MAX_BROWSE_LIMIT);
   const recent = store.listSessions({ limit: limit + 1 })
     .filter((session) => session.id !== currentSessionId)
     .slice(0, limit);
   const ordered = input.sort === "newest" ? recent : recent.reverse();
   return {
-    shape: "browse" as const,
+    shape: "browse",
     count: ordered.length,
     sessions: ordered.map((session) => ({
       id: session.id,
@@ -257,7 +306,7 @@ export function searchSessions(
   store: SessionStore,
   input: SessionSearchInput,
   currentSessionId?: string,
-) {
+): SessionSearchResult {
   if (input.around_message_id !== undefined && !input.session_id) {
     throw new ToolError(
       "missing_session_id",
