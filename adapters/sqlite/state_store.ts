@@ -10,9 +10,9 @@ import { NotFoundError, StoreError } from "../../core/errors.ts";
 import type {
   ImportMessage,
   ListSessionsOptions,
-  NewMessage,
   MessageRole,
   MessageWindow,
+  NewMessage,
   NewSession,
   SearchHit,
   SearchHitOptions,
@@ -284,7 +284,12 @@ class SqliteSessionStore implements SessionStore {
     );
   }
 
-  messagesAround(sessionId: string, anchorId: number, before: number, after: number): MessageWindow {
+  messagesAround(
+    sessionId: string,
+    anchorId: number,
+    before: number,
+    after: number,
+  ): MessageWindow {
     checkCount("before", before);
     checkCount("after", after);
     return this.#read(() => {

@@ -30,7 +30,7 @@ Deno.test("sessions search prints the same discovery result as the tool, as JSON
   const text = await herald(home.path, "sessions", "search", "flamingo");
   assert.match(
     text.stdout,
-    /ses_x .* deploy notes\n  > \[\d+ user\] how do we deploy the flamingo service\?/,
+    /ses_x .* deploy notes\n {2}> \[\d+ user\] how do we deploy the flamingo service\?/,
   );
   const none = await herald(home.path, "sessions", "search", "nothingmatches");
   assert.match(none.stdout, /No stored messages match/);
