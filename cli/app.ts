@@ -18,6 +18,8 @@ import { registerConfig } from "./commands/config.ts";
 import { registerSessions } from "./commands/sessions.ts";
 import { registerDoctor } from "./commands/doctor.ts";
 import { registerProfile } from "./commands/profile.ts";
+import { registerSkills } from "./commands/skills.ts";
+import { registerBundles } from "./commands/bundles.ts";
 
 export { captureOutput, denoOutput } from "./io.ts";
 
@@ -54,6 +56,8 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   registerConfig(program, context);
   registerDoctor(program, context);
   registerProfile(program, context);
+  registerSkills(program, context);
+  registerBundles(program, context);
   return program;
 }
 

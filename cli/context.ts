@@ -2,14 +2,24 @@
  * What every command receives: where to write, the environment, and the
  * selected profile, resolved lazily so that `--help` touches no disk.
  *
+ * The profile is the one named with `-p`, else the sticky default in
+ * `<root>/active_profile` (`herald profile use <name>`), else `default`.
+ *
  * @module
  */
 
-import { DEFAULT_PROFILE, parseProfileSelector } from "../core/profiles/mod.ts";
+import { ProfileNotFoundError } from "../core/errors.ts";
+import {
+  DEFAULT_PROFILE,
+  missingActiveProfile,
+  parseProfileSelector,
+} from "../core/profiles/mod.ts";
 import type { ConfigWarning } from "../core/config/mod.ts";
 import {
+  activeProfilePath,
   ensureProfileHome,
   type ProfilePaths,
+  readActiveProfileSync,
   requireProfile,
   resolveRoot,
 } from "../adapters/home/mod.ts";
@@ -24,8 +34,12 @@ export interface CliContext {
   env: Env;
   /** The root home (`HERALD_HOME` or `~/.herald`). */
   root: string;
-  /** The selected profile name (`default` without `-p`). */
+  /** The selected profile name: `-p`, else the sticky default, else `default`. */
   profile: string;
+  /** Where {@link profile} came from: `-p`, `active_profile`, or neither. */
+  profileSource: "flag" | "sticky" | "default";
+  /** The profile `<root>/active_profile` names, when it names a valid one. */
+  sticky?: string;
   /** Paths of the selected profile; throws ProfileNotFoundError for a missing named profile. */
   paths(): Promise<ProfilePaths>;
   /** Like {@link paths}, and creates whatever is missing of the home first. */
@@ -58,18 +72,44 @@ export function createContext(
   profileInput: string | undefined,
   terminal: Terminal = {},
 ): CliContext {
-  const profile = profileInput === undefined ? DEFAULT_PROFILE : parseProfileSelector(profileInput);
+  const flagged = profileInput === undefined ? undefined : parseProfileSelector(profileInput);
   const root = resolveRoot(env);
+  let sticky: string | undefined;
+  let stickyError: unknown;
+  try {
+    sticky = readActiveProfileSync(root);
+  } catch (error) {
+    stickyError = error;
+  }
+  const profileSource = flagged !== undefined
+    ? "flag"
+    : sticky !== undefined
+    ? "sticky"
+    : "default";
+  const profile = flagged ?? sticky ?? DEFAULT_PROFILE;
+  const paths = async () => {
+    if (profileSource === "default" && stickyError !== undefined) throw stickyError;
+    try {
+      return await requireProfile(root, profile);
+    } catch (error) {
+      if (profileSource === "sticky" && error instanceof ProfileNotFoundError) {
+        throw missingActiveProfile(activeProfilePath(root), profile);
+      }
+      throw error;
+    }
+  };
   return {
     io,
     env,
     root,
     profile,
-    paths: () => requireProfile(root, profile),
+    profileSource,
+    sticky,
+    paths,
     async home() {
-      const paths = await requireProfile(root, profile);
-      await ensureProfileHome(paths);
-      return paths;
+      const resolved = await paths();
+      await ensureProfileHome(resolved);
+      return resolved;
     },
     warn(file, warnings) {
       for (const warning of warnings) io.err(`herald: warning: ${file}: ${warning.message}\n`);

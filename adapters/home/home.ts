@@ -1,14 +1,30 @@
 /**
- * Creating and finding profile homes. A home is made on first use with
- * directories 0700 and `.env` 0600; nothing existing is ever replaced.
+ * Creating, finding and deleting profile homes. A home is made on first use
+ * with directories 0700 and `.env` 0600, and bundled skills are seeded into
+ * it; nothing existing is ever replaced. A new named profile is built in a
+ * hidden staging folder and renamed into place, so a failure leaves nothing
+ * half-made.
  *
  * @module
  */
 
 import { join } from "node:path";
 import { HomeError, ProfileExistsError, ProfileNotFoundError } from "../../core/errors.ts";
-import { DEFAULT_PROFILE, parseProfileName } from "../../core/profiles/mod.ts";
+import {
+  DEFAULT_PROFILE,
+  DefaultProfileError,
+  parseProfileName,
+  parseProfileSelector,
+  PROFILE_NAME_PATTERN,
+} from "../../core/profiles/mod.ts";
+import { seedBundledSkills } from "../skills/mod.ts";
+import { clearActiveProfile, readActiveProfileSync } from "./active_profile.ts";
+import { type CloneMode, copyProfileContents } from "./clone.ts";
 import { PROFILE_DIRS, type ProfilePaths, profilePaths } from "./layout.ts";
+import { updateProfileMeta } from "./profile_meta.ts";
+
+/** The opt-out marker: while it exists in a profile home, no bundled skill is seeded there. */
+export const NO_BUNDLED_SKILLS_MARKER = ".no-bundled-skills";
 
 const ENV_HEADER =
   "# Secrets for this Herald profile (API keys, tokens). Keep this file private.\n";
@@ -36,11 +52,20 @@ async function makeDir(path: string): Promise<void> {
 /**
  * Creates whatever is missing of a profile home: the folder (0700), its
  * sub-folders and an empty `.env` (0600). Existing files are left alone.
+ * When the home folder itself is new (the default home on first use),
+ * bundled skills are seeded unless the home has the opt-out marker.
  */
 export async function ensureProfileHome(paths: ProfilePaths): Promise<void> {
+  if (await makeHome(paths)) await seedUnlessOptedOut(paths.home);
+}
+
+/** Makes what is missing of a home; true when the home folder did not exist before. */
+async function makeHome(paths: ProfilePaths): Promise<boolean> {
+  let created = false;
   if (!(await isDirectory(paths.home))) {
     try {
       await Deno.mkdir(paths.home, { recursive: true, mode: 0o700 });
+      created = true;
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       throw new HomeError(paths.home, "exists but is not a directory; move it away and try again");
@@ -58,6 +83,16 @@ export async function ensureProfileHome(paths: ProfilePaths): Promise<void> {
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   }
+  return created;
+}
+
+/** True when `home` has the `.no-bundled-skills` marker. */
+export function hasNoBundledSkillsMarker(home: string): Promise<boolean> {
+  return pathExists(join(home, NO_BUNDLED_SKILLS_MARKER));
+}
+
+async function seedUnlessOptedOut(home: string): Promise<void> {
+  if (!(await hasNoBundledSkillsMarker(home))) await seedBundledSkills(home);
 }
 
 /** True when the profile's home folder exists. */
@@ -79,36 +114,141 @@ export async function requireProfile(root: string, name: string): Promise<Profil
   return paths;
 }
 
+/** How {@link createProfile} fills a new profile. */
+export interface CreateProfileOptions {
+  /** Copy from this profile: `config` (`--clone`) or everything but history (`--clone-all`). */
+  clone?: { from: ProfilePaths; mode: CloneMode };
+  /** A user-authored description for `profile.yaml`. */
+  description?: string;
+  /** Seed the bundled skills (the default); false writes the `.no-bundled-skills` marker instead. */
+  bundledSkills?: boolean;
+}
+
 /**
- * Creates a new named profile home.
+ * Creates a new named profile home, fresh or cloned, with bundled skills
+ * seeded (or the opt-out marker written). The home is assembled in a hidden
+ * folder beside its final place and renamed into place at the end; on any
+ * failure that folder is removed and nothing is left behind.
+ *
+ * @example
+ * ```ts
+ * const work = await createProfile(root, "work", {
+ *   clone: { from: profilePaths(root, "default"), mode: "config" },
+ *   description: "Handles work email and calendars.",
+ * });
+ * ```
  *
  * @throws ProfileNameError for an invalid or reserved name.
  * @throws ProfileExistsError when the profile already exists.
  */
-export async function createProfile(root: string, input: string): Promise<ProfilePaths> {
+export async function createProfile(
+  root: string,
+  input: string,
+  options: CreateProfileOptions = {},
+): Promise<ProfilePaths> {
   const paths = profilePaths(root, parseProfileName(input));
-  await Deno.mkdir(join(root, "profiles"), { recursive: true, mode: 0o700 });
+  // Creating a profile is a first use of the root home too.
+  await ensureProfileHome(profilePaths(root, DEFAULT_PROFILE));
+  const profilesDir = join(root, "profiles");
+  await Deno.mkdir(profilesDir, { recursive: true, mode: 0o700 });
+  if (await pathExists(paths.home)) throw new ProfileExistsError(paths.name, paths.home);
+
+  const staging = join(profilesDir, `.${paths.name}.creating-${randomSuffix()}`);
+  await Deno.mkdir(staging, { mode: 0o700 });
   try {
-    await Deno.mkdir(paths.home, { mode: 0o700 });
-  } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) {
-      throw new ProfileExistsError(paths.name, paths.home);
+    const staged = { ...profilePaths(staging, DEFAULT_PROFILE), name: paths.name };
+    if (options.clone) await copyProfileContents(options.clone.from, staging, options.clone.mode);
+    await makeHome(staged);
+    if (options.description !== undefined) {
+      await updateProfileMeta(staged.profileYaml, {
+        description: options.description,
+        description_auto: false,
+      });
     }
+    if (options.bundledSkills === false) {
+      await Deno.writeTextFile(join(staging, NO_BUNDLED_SKILLS_MARKER), "", { mode: 0o600 });
+    } else {
+      await seedUnlessOptedOut(staging);
+    }
+    try {
+      await Deno.rename(staging, paths.home);
+    } catch (error) {
+      if (await pathExists(paths.home)) throw new ProfileExistsError(paths.name, paths.home);
+      throw error;
+    }
+  } catch (error) {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
     throw error;
   }
-  await ensureProfileHome(paths);
   return paths;
 }
 
-/** Names of every profile on disk: `default` first, then named profiles sorted. */
+/** What {@link deleteProfile} did. */
+export interface DeletedProfile {
+  paths: ProfilePaths;
+  /** True when the profile was the sticky default and `active_profile` was removed. */
+  clearedSticky: boolean;
+}
+
+/**
+ * Deletes a named profile's home and everything in it. The home is first
+ * renamed to a hidden folder, so an interrupted deletion never leaves a
+ * half-deleted profile in the list. Clears the sticky default when it named
+ * this profile.
+ *
+ * @throws DefaultProfileError for `default`.
+ * @throws ProfileNotFoundError when the profile does not exist.
+ */
+export async function deleteProfile(root: string, input: string): Promise<DeletedProfile> {
+  const name = parseProfileSelector(input);
+  if (name === DEFAULT_PROFILE) throw new DefaultProfileError("deleted");
+  const paths = await requireProfile(root, name);
+  const doomed = join(root, "profiles", `.${name}.deleting-${randomSuffix()}`);
+  await Deno.rename(paths.home, doomed);
+  await Deno.remove(doomed, { recursive: true });
+  let sticky: string | undefined;
+  try {
+    sticky = readActiveProfileSync(root);
+  } catch {
+    sticky = undefined; // an unreadable active_profile is reported where it is used
+  }
+  const clearedSticky = sticky === name && (await clearActiveProfile(root));
+  return { paths, clearedSticky };
+}
+
+/**
+ * Names of every profile on disk: `default` first, then named profiles
+ * sorted. Folders that are not valid profile names (staging folders of a
+ * profile being created, for example) are left out.
+ */
 export async function listProfiles(root: string): Promise<string[]> {
-  const names: string[] = [DEFAULT_PROFILE];
+  const names: string[] = [];
   try {
     for await (const entry of Deno.readDir(join(root, "profiles"))) {
-      if (entry.isDirectory) names.push(entry.name);
+      if (!PROFILE_NAME_PATTERN.test(entry.name)) continue;
+      if (
+        entry.isDirectory ||
+        (entry.isSymlink && (await isDirectory(join(root, "profiles", entry.name))))
+      ) {
+        names.push(entry.name);
+      }
     }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  return [DEFAULT_PROFILE, ...names.slice(1).sort()];
+  return [DEFAULT_PROFILE, ...names.sort()];
+}
+
+async function pathExists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+function randomSuffix(): string {
+  return crypto.getRandomValues(new Uint32Array(1))[0].toString(36);
 }

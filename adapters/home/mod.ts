@@ -10,3 +10,7 @@ export * from "./atomic.ts";
 export * from "./env_file.ts";
 export * from "./config_file.ts";
 export * from "./session_files.ts";
+export * from "./active_profile.ts";
+export * from "./clone.ts";
+export * from "./profile_meta.ts";
+export * from "./profile_skills.ts";

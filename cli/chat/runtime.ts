@@ -25,6 +25,8 @@ import { createModelClient } from "../../adapters/models/mod.ts";
 import { loadPlugins } from "../../adapters/plugins/load.ts";
 import { openStateStore } from "../../adapters/sqlite/mod.ts";
 import { builtinTools, readMemorySnapshot } from "../../adapters/tools/mod.ts";
+import { createSkillCatalog, createSkillTools } from "../../adapters/skills/mod.ts";
+import type { SkillCatalog } from "../../core/skills/mod.ts";
 import type { CliContext } from "../context.ts";
 
 /** Choices that shape a chat runtime. */
@@ -48,6 +50,8 @@ export interface ChatRuntime {
   config: HeraldConfig;
   settings: ModelSettings;
   store: SessionStore;
+  /** The profile's skills and bundles, offered as `/<name>`; broken files are warned about once. */
+  catalog: SkillCatalog;
   /** Options for new sessions (and resumed ones). */
   sessionOptions: AgentSessionOptions;
   /** A fresh session. */
@@ -92,7 +96,10 @@ export async function openChatRuntime(
   const settings = resolveModelSettings(config, env, overrides);
   const client = createModelClient(settings);
   const hooks = options.safeMode ? [] : await loadPlugins(paths.home, config.plugins);
-  const tools = new ToolRegistry(builtinTools());
+  const tools = new ToolRegistry([...builtinTools(), ...createSkillTools()]);
+  const catalog = createSkillCatalog(paths.home, {
+    onWarning: (warning) => ctx.io.err(`herald: warning: ${warning.file}: ${warning.message}\n`),
+  });
   const memory = await readMemorySnapshot(paths.home);
   const rules = !options.safeMode;
   const systemPrompt = buildSystemPrompt({
@@ -127,6 +134,7 @@ export async function openChatRuntime(
     config,
     settings,
     store,
+    catalog,
     sessionOptions,
     start: () => AgentSession.start(sessionOptions),
     resume: (id) => AgentSession.resume(sessionOptions, id),

@@ -9,7 +9,11 @@ import type { Command } from "commander";
 import type { AgentEvent, AgentSession, TurnResult } from "../../core/agent/session.ts";
 import { appendConfigListValue } from "../../core/config/mod.ts";
 import { HeraldError } from "../../core/errors.ts";
-import { createSlashRegistry } from "../../core/commands/mod.ts";
+import {
+  createSlashRegistry,
+  parseSlashInput,
+  runCatalogCommand,
+} from "../../core/commands/mod.ts";
 import { VERSION } from "../../core/version.ts";
 import { readConfigText, writeConfigText } from "../../adapters/home/mod.ts";
 import type { CliContext } from "../context.ts";
@@ -107,13 +111,24 @@ async function runTurn(
   }
 }
 
+/**
+ * For `-q "/<bundle-or-skill> text"`: the message the bundle or skill sends.
+ * Any other text, built-in commands included, is sent as typed.
+ */
+async function expandSkillQuery(runtime: ChatRuntime, query: string): Promise<string> {
+  const input = parseSlashInput(query);
+  if (!input || createSlashRegistry().find(input.name)) return query;
+  const outcome = await runCatalogCommand(runtime.catalog, input.name, input.args);
+  return outcome?.kind === "send" ? outcome.message : query;
+}
+
 async function conversation(
   c: CliContext,
   runtime: ChatRuntime,
   lines: LineReader,
   first: AgentSession,
 ): Promise<boolean> {
-  const registry = createSlashRegistry();
+  const registry = createSlashRegistry({ catalog: runtime.catalog });
   let session = first;
   let deleteOnExit = false;
   let failed = false;
@@ -122,13 +137,15 @@ async function conversation(
       `Herald ${VERSION} · ${session.client.provider}/${session.client.model} · ` +
         "/help for commands, /exit to leave\n",
     );
+    // Scan skills and bundles now, so a broken file is reported before the first prompt.
+    await runtime.catalog.snapshot().catch(() => {});
   }
   for (;;) {
     if (c.interactive) c.io.out("› ");
     const line = await lines.next();
     if (line === null) break;
     if (line.trim() === "") continue;
-    const outcome = registry.dispatch(line, {
+    const outcome = await registry.dispatch(line, {
       sessionId: session.id,
       model: session.client.model,
       provider: session.client.provider,
@@ -218,7 +235,8 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
       try {
         const session = options.resume ? runtime.resume(options.resume) : runtime.start();
         if (oneShot) {
-          const result = await runTurn(c, session, options.query!, new TurnDisplay(c.io, false));
+          const query = await expandSkillQuery(runtime, options.query!);
+          const result = await runTurn(c, session, query, new TurnDisplay(c.io, false));
           if (options.json) {
             printJson(c.io, {
               session_id: result.sessionId,

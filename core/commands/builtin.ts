@@ -1,10 +1,11 @@
 /**
- * The built-in slash commands: /help, /new, /model, /exit and /quit.
+ * The built-in slash commands: /help, /new, /model, /bundles, /exit and /quit.
  *
  * @module
  */
 
 import type { SlashCommand, SlashOutcome, SlashRegistry } from "./registry.ts";
+import { bundlesCommand, skillHelpLines } from "./skills.ts";
 
 const DELETE_FLAGS = new Set(["--delete", "-d"]);
 
@@ -43,12 +44,13 @@ export function builtinCommands(registry: () => SlashRegistry): SlashCommand[] {
     {
       name: "help",
       description: "list the commands",
-      run() {
+      async run() {
         const lines = registry().list().map((command) => {
           const names = [command.name, ...(command.aliases ?? [])].map((n) => `/${n}`).join(", ");
           return `  ${names}${command.usage ? ` ${command.usage}` : ""}  ${command.description}`;
         });
-        return { kind: "reply", text: ["Commands:", ...lines].join("\n") };
+        const skills = await skillHelpLines(registry());
+        return { kind: "reply", text: ["Commands:", ...lines, ...skills].join("\n") };
       },
     },
     {
@@ -71,6 +73,7 @@ export function builtinCommands(registry: () => SlashRegistry): SlashCommand[] {
         return { kind: "set_model", model: args, text: `Model set to ${args} for this session.` };
       },
     },
+    bundlesCommand(registry),
     exitCommand("exit"),
     exitCommand("quit"),
   ];

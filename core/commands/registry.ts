@@ -3,8 +3,20 @@
  * dashboard chat, messaging gateways). A command never performs I/O itself:
  * it returns an outcome that the surface carries out.
  *
+ * Skills and skill bundles are dynamic commands: a line that names no
+ * built-in command is looked up in the registry's {@link SkillCatalog},
+ * bundles before skills.
+ *
  * @module
  */
+
+import {
+  completeSlash,
+  type SkillCatalog,
+  type SkillCatalogSnapshot,
+  type SlashCompletion,
+} from "../skills/mod.ts";
+import { runCatalogCommand } from "./skills.ts";
 
 /** What a surface should do after a slash command. */
 export type SlashOutcome =
@@ -35,7 +47,13 @@ export interface SlashCommand {
   description: string;
   /** Argument synopsis for `/help`, e.g. `[--delete]`. */
   usage?: string;
-  run(args: string, context: SlashContext): SlashOutcome;
+  run(args: string, context: SlashContext): SlashOutcome | Promise<SlashOutcome>;
+}
+
+/** Options of a {@link SlashRegistry}. */
+export interface SlashRegistryOptions {
+  /** Skills and bundles offered as `/<name>`; without it there are none. */
+  catalog?: SkillCatalog;
 }
 
 const COMMAND_TOKEN = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
@@ -58,13 +76,19 @@ export function parseSlashInput(line: string): SlashInput | undefined {
   return { name: match[1].toLowerCase(), args: (match[2] ?? "").trim() };
 }
 
-/** The registry of slash commands. Names are unique; an underscore also matches a hyphen. */
+/**
+ * The registry of slash commands. Names are unique; an underscore also
+ * matches a hyphen. Built-in commands win over bundles, bundles over skills.
+ */
 export class SlashRegistry {
   readonly #commands: SlashCommand[] = [];
   readonly #byName = new Map<string, SlashCommand>();
+  /** Where skills and bundles come from, when the surface has them. */
+  readonly catalog?: SkillCatalog;
 
   /** Creates a registry holding `commands`. */
-  constructor(commands: readonly SlashCommand[] = []) {
+  constructor(commands: readonly SlashCommand[] = [], options: SlashRegistryOptions = {}) {
+    this.catalog = options.catalog;
     for (const command of commands) this.register(command);
   }
 
@@ -88,20 +112,39 @@ export class SlashRegistry {
     return this.#commands;
   }
 
+  /** Every built-in name and alias. */
+  names(): ReadonlySet<string> {
+    return new Set(this.#byName.keys());
+  }
+
   /**
    * Runs a line if it is a slash command. Returns undefined for ordinary
-   * text; an unknown command is a reply pointing at `/help`.
+   * text. A name that is no built-in is looked up as a bundle, then as a
+   * skill (both become a `send`); anything else is a reply pointing at `/help`.
    */
-  dispatch(line: string, context: SlashContext): SlashOutcome | undefined {
+  async dispatch(line: string, context: SlashContext): Promise<SlashOutcome | undefined> {
     const input = parseSlashInput(line);
     if (!input) return undefined;
     const command = this.find(input.name);
-    if (!command) {
-      return {
-        kind: "reply",
-        text: `Unknown command /${input.name}; type /help to see the commands.`,
-      };
+    if (command) return await command.run(input.args, context);
+    if (this.catalog) {
+      const outcome = await runCatalogCommand(this.catalog, input.name, input.args);
+      if (outcome) return outcome;
     }
-    return command.run(input.args, context);
+    return {
+      kind: "reply",
+      text: `Unknown command /${input.name}; type /help to see the commands.`,
+    };
+  }
+
+  /**
+   * Autocomplete for `prefix` over the built-in commands and, given a
+   * catalog snapshot, its bundles and skills.
+   */
+  complete(prefix: string, snapshot?: SkillCatalogSnapshot): SlashCompletion[] {
+    return completeSlash(prefix, {
+      commands: this.#commands,
+      ...(snapshot ? { skills: () => snapshot.skills, bundles: () => snapshot.bundles } : {}),
+    });
   }
 }

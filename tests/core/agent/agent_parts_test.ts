@@ -98,33 +98,33 @@ Deno.test("slash input is recognised only for command-shaped words", () => {
   assert.equal(parseSlashInput("/"), undefined);
 });
 
-Deno.test("/exit and /quit accept --delete and -d in any case, and refuse anything else", () => {
+Deno.test("/exit and /quit accept --delete and -d in any case, and refuse anything else", async () => {
   const registry = createSlashRegistry();
   for (const line of ["/exit --delete", "/quit -d", "/EXIT --DELETE", "/exit -D"]) {
-    const outcome = registry.dispatch(line, context);
+    const outcome = await registry.dispatch(line, context);
     assert.ok(outcome?.kind === "exit" && outcome.deleteSession, line);
   }
-  const plain = registry.dispatch("/quit", context);
+  const plain = await registry.dispatch("/quit", context);
   assert.ok(plain?.kind === "exit" && !plain.deleteSession);
-  const bogus = registry.dispatch("/exit --bogus", context);
+  const bogus = await registry.dispatch("/exit --bogus", context);
   assert.ok(bogus?.kind === "reply" && /Unknown argument "--bogus"/.test(bogus.text));
 });
 
-Deno.test("/help lists every command and /model reports or switches the model", () => {
+Deno.test("/help lists every command and /model reports or switches the model", async () => {
   const registry = createSlashRegistry();
-  const help = registry.dispatch("/help", context);
+  const help = await registry.dispatch("/help", context);
   assert.ok(help?.kind === "reply");
   for (const name of ["/help", "/new", "/model", "/exit", "/quit"]) {
     assert.ok(help.text.includes(name));
   }
-  const show = registry.dispatch("/model", context);
+  const show = await registry.dispatch("/model", context);
   assert.ok(show?.kind === "reply" && show.text.includes("m (provider custom)"));
-  assert.deepEqual(registry.dispatch("/model big-model", context), {
+  assert.deepEqual(await registry.dispatch("/model big-model", context), {
     kind: "set_model",
     model: "big-model",
     text: "Model set to big-model for this session.",
   });
-  const unknown = registry.dispatch("/nonsense", context);
+  const unknown = await registry.dispatch("/nonsense", context);
   assert.ok(unknown?.kind === "reply" && /type \/help/.test(unknown.text));
-  assert.equal(registry.dispatch("just text", context), undefined);
+  assert.equal(await registry.dispatch("just text", context), undefined);
 });

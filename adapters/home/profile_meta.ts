@@ -1,0 +1,70 @@
+/**
+ * Reading and writing a profile's `profile.yaml`. Reading never fails: a
+ * missing, unreadable or corrupt file is the defaults plus a warning. Writes
+ * are atomic and change only the fields given.
+ *
+ * @module
+ */
+
+import {
+  applyProfileMeta,
+  emptyProfileMeta,
+  parseProfileMeta,
+  type ProfileMeta,
+  type ProfileMetaPatch,
+} from "../../core/profiles/mod.ts";
+import { writeFileAtomic } from "./atomic.ts";
+
+/** What reading `profile.yaml` gave. */
+export interface ProfileMetaRead {
+  meta: ProfileMeta;
+  /**
+   * Set when the file exists but could not be used (the defaults are
+   * returned); says what is wrong, naming the file. The file is left as is.
+   */
+  warning?: string;
+}
+
+/**
+ * Reads `profile.yaml` at `file`; a missing file is the defaults.
+ *
+ * @example
+ * ```ts
+ * const { meta, warning } = await readProfileMeta(paths.profileYaml);
+ * if (warning) console.error(warning);
+ * ```
+ */
+export async function readProfileMeta(file: string): Promise<ProfileMetaRead> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return { meta: emptyProfileMeta() };
+    return { meta: emptyProfileMeta(), warning: unusable(file, (error as Error).message) };
+  }
+  const parsed = parseProfileMeta(text);
+  return parsed.problem === undefined
+    ? { meta: parsed.meta }
+    : { meta: parsed.meta, warning: unusable(file, parsed.problem) };
+}
+
+/**
+ * Sets the fields of `patch` in `profile.yaml` at `file`, keeping every other
+ * key, and returns the metadata now stored. A corrupt file is replaced.
+ */
+export async function updateProfileMeta(
+  file: string,
+  patch: ProfileMetaPatch,
+): Promise<ProfileMeta> {
+  // A missing, unreadable or corrupt file is replaced; a directory in the
+  // way makes the write fail with its own message.
+  const text = await Deno.readTextFile(file).catch(() => "");
+  const updated = applyProfileMeta(text, patch);
+  await writeFileAtomic(file, updated, { mode: 0o600 });
+  return parseProfileMeta(updated).meta;
+}
+
+function unusable(file: string, reason: string): string {
+  return `${file}: ${reason}; using no description (the file is left as is until you set one ` +
+    "with `herald profile describe`)";
+}

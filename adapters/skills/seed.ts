@@ -1,0 +1,415 @@
+/**
+ * Bundled skills: the skills that ship with Herald (in `bundled/` beside
+ * this file) and their seeding into a profile's `skills/` folder.
+ *
+ * The manifest `skills/.bundled_manifest` records, per bundled skill, the
+ * hash of the copy we last wrote (its origin hash). A copy whose hash still
+ * equals that record is ours to update; one that differs was changed by the
+ * user and is never overwritten; one recorded but gone was deleted by the
+ * user and is never re-added. While `<home>/.no-bundled-skills` exists,
+ * nothing is seeded.
+ *
+ * @module
+ */
+
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { writeFileAtomic } from "../home/atomic.ts";
+import { entryIsDirectory, isDirectory, isFile, listFiles, readDirSorted } from "./_fs.ts";
+import { skillsDir } from "./catalog.ts";
+
+/** The marker file in a profile home that turns bundled-skill seeding off. */
+export const OPT_OUT_MARKER = ".no-bundled-skills";
+
+/** The manifest file inside `skills/`. */
+export const MANIFEST_FILE = ".bundled_manifest";
+
+/**
+ * Where the bundled skills ship: `adapters/skills/bundled/<category>/<name>/SKILL.md`
+ * beside this module (a compiled binary needs `--include adapters/skills/bundled`).
+ */
+export function bundledSkillsDir(): string {
+  return fileURLToPath(new URL("./bundled/", import.meta.url));
+}
+
+const MANIFEST_HEADER =
+  "# Bundled skills seeded by Herald: <name>:<sha256 of the copy as seeded>\n";
+
+/** What {@link seedBundledSkills} did, by skill name. */
+export interface SeedReport {
+  /** True when the profile has opted out (`.no-bundled-skills`); nothing was seeded. */
+  optedOut: boolean;
+  /** New bundled skills copied into the profile. */
+  added: string[];
+  /** Unmodified copies replaced by a newer bundled version. */
+  updated: string[];
+  /** Copies the user changed; left alone. */
+  keptModified: string[];
+  /** Bundled skills the user deleted; not re-added. */
+  skippedDeleted: string[];
+  /** Bundled skills not seeded because the profile opted out. */
+  skippedOptedOut: string[];
+  /** Same-named skills the user made themselves; kept, ours not copied. */
+  keptUserOwned: string[];
+  /** Copies already identical to the bundled version. */
+  unchanged: string[];
+  /** Skills that could not be copied (the reason is in `notes`); tried again next time. */
+  failed: string[];
+  /** One line per thing a person should know (kept user skills, failures). */
+  notes: string[];
+}
+
+/** One skill of a bundled set. */
+export interface BundledSkill {
+  /** Folder name, also the manifest key. */
+  name: string;
+  /** Folder relative to the set's root, with `/`: `<category>/<name>`. */
+  relDir: string;
+  /** Absolute folder path. */
+  dir: string;
+}
+
+/** A bundled skill tracked in a profile, as found on disk now. */
+export interface TrackedSkill {
+  name: string;
+  /** Where the copy lives (it may be gone). */
+  dir: string;
+  /** The hash recorded when it was seeded. */
+  originHash: string;
+  /** `unmodified`: byte-identical to its origin; `modified`: changed by the user; `deleted`: gone. */
+  state: "unmodified" | "modified" | "deleted";
+}
+
+function hex(buffer: ArrayBuffer): string {
+  return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * SHA-256 of a skill folder: over its files in sorted relative-path order,
+ * each as its path, a NUL, its byte length, a NUL and its bytes. Caches and
+ * OS litter (`.DS_Store`, `__pycache__`, `*.pyc`) are ignored.
+ */
+export async function hashSkillDir(dir: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const chunks: Uint8Array[] = [];
+  for (const rel of await listFiles(dir)) {
+    const bytes = await Deno.readFile(join(dir, rel));
+    chunks.push(encoder.encode(`${rel}\0${bytes.length}\0`), bytes);
+  }
+  const total = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    total.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return hex(await crypto.subtle.digest("SHA-256", total));
+}
+
+/** The skills of a bundled set: `<root>/<category>/<name>/SKILL.md` (or `<root>/<name>/SKILL.md`). */
+export async function listBundledSkills(
+  root: string = bundledSkillsDir(),
+): Promise<BundledSkill[]> {
+  const skills: BundledSkill[] = [];
+  for (const entry of await readDirSorted(root)) {
+    if (entry.name.startsWith(".") || !(await entryIsDirectory(root, entry))) continue;
+    const dir = join(root, entry.name);
+    if (await isFile(join(dir, "SKILL.md"))) {
+      skills.push({ name: entry.name, relDir: entry.name, dir });
+      continue;
+    }
+    for (const child of await readDirSorted(dir)) {
+      const skillDir = join(dir, child.name);
+      if (child.name.startsWith(".") || !(await isFile(join(skillDir, "SKILL.md")))) continue;
+      skills.push({ name: child.name, relDir: `${entry.name}/${child.name}`, dir: skillDir });
+    }
+  }
+  return skills;
+}
+
+/** The manifest of a profile: skill name to origin hash. A missing file is empty. */
+export async function readManifest(home: string): Promise<Map<string, string>> {
+  const entries = new Map<string, string>();
+  let text = "";
+  try {
+    text = await Deno.readTextFile(join(skillsDir(home), MANIFEST_FILE));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const colon = line.lastIndexOf(":");
+    if (colon <= 0) continue;
+    entries.set(line.slice(0, colon), line.slice(colon + 1));
+  }
+  return entries;
+}
+
+/** Writes the manifest atomically, sorted by name. */
+export async function writeManifest(home: string, entries: Map<string, string>): Promise<void> {
+  await Deno.mkdir(skillsDir(home), { recursive: true, mode: 0o700 });
+  const lines = [...entries].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    .map(([name, hash]) => `${name}:${hash}\n`);
+  await writeFileAtomic(join(skillsDir(home), MANIFEST_FILE), MANIFEST_HEADER + lines.join(""), {
+    mode: 0o600,
+  });
+}
+
+/** True while the profile at `home` has opted out of bundled skills. */
+export function isOptedOut(home: string): Promise<boolean> {
+  return isFile(join(home, OPT_OUT_MARKER));
+}
+
+/** Writes the opt-out marker; true when it was not there before. */
+export async function writeOptOutMarker(home: string): Promise<boolean> {
+  const path = join(home, OPT_OUT_MARKER);
+  if (await isFile(path)) return false;
+  await Deno.mkdir(home, { recursive: true, mode: 0o700 });
+  await writeFileAtomic(
+    path,
+    "Bundled skills are not seeded into this profile. Remove this file or run `herald skills opt-in`.\n",
+  );
+  return true;
+}
+
+/** Removes the opt-out marker; true when it was there. */
+export async function removeOptOutMarker(home: string): Promise<boolean> {
+  try {
+    await Deno.remove(join(home, OPT_OUT_MARKER));
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+function suffix(): string {
+  return crypto.getRandomValues(new Uint32Array(1))[0].toString(36);
+}
+
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true, mode: 0o700 });
+  for (const rel of await listFiles(from)) {
+    const target = join(to, rel);
+    await Deno.mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    const source = join(from, rel);
+    const mode = (await Deno.stat(source)).mode;
+    await Deno.writeFile(target, await Deno.readFile(source), {
+      mode: mode === null ? 0o644 : mode & 0o777,
+    });
+  }
+}
+
+/**
+ * Puts a copy of `from` at `to`: built in a hidden folder beside it, then
+ * renamed into place (an existing folder is moved aside first and removed
+ * after), so a reader never sees half a skill.
+ */
+async function installCopy(from: string, to: string): Promise<void> {
+  const parent = dirname(to);
+  await Deno.mkdir(parent, { recursive: true, mode: 0o700 });
+  const name = to.slice(parent.length + 1);
+  const staging = join(parent, `.${name}.seed-${suffix()}`);
+  const aside = join(parent, `.${name}.old-${suffix()}`);
+  try {
+    await copyTree(from, staging);
+    const replacing = await isDirectory(to);
+    if (replacing) await Deno.rename(to, aside);
+    try {
+      await Deno.rename(staging, to);
+    } catch (error) {
+      if (replacing) await Deno.rename(aside, to).catch(() => {});
+      throw error;
+    }
+    if (replacing) await Deno.remove(aside, { recursive: true });
+  } finally {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+  }
+}
+
+/** Every skill folder name under a skills root (`<name>` and `<category>/<name>`), lowercase. */
+async function localSkillNames(root: string): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const entry of await readDirSorted(root)) {
+    if (entry.name.startsWith(".") || !(await entryIsDirectory(root, entry))) continue;
+    const dir = join(root, entry.name);
+    if (await isFile(join(dir, "SKILL.md"))) {
+      if (!names.has(entry.name.toLowerCase())) names.set(entry.name.toLowerCase(), dir);
+      continue;
+    }
+    for (const child of await readDirSorted(dir)) {
+      const skillDir = join(dir, child.name);
+      if (child.name.startsWith(".") || !(await isFile(join(skillDir, "SKILL.md")))) continue;
+      if (!names.has(child.name.toLowerCase())) names.set(child.name.toLowerCase(), skillDir);
+    }
+  }
+  return names;
+}
+
+/** Installs one skill; a failure is noted in the report instead of stopping the seeding. */
+async function tryInstall(
+  report: SeedReport,
+  skill: BundledSkill,
+  target: string,
+): Promise<boolean> {
+  try {
+    await installCopy(skill.dir, target);
+    return true;
+  } catch (error) {
+    report.failed.push(skill.name);
+    report.notes.push(
+      `Could not copy the bundled skill "${skill.name}" to ${target}: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+    return false;
+  }
+}
+
+function emptyReport(optedOut: boolean): SeedReport {
+  return {
+    optedOut,
+    added: [],
+    updated: [],
+    keptModified: [],
+    skippedDeleted: [],
+    skippedOptedOut: [],
+    keptUserOwned: [],
+    unchanged: [],
+    failed: [],
+    notes: [],
+  };
+}
+
+/**
+ * Seeds the skills of the bundled set at `source` into `<home>/skills/`
+ * (see {@link seedBundledSkills}); tests pass a set of their own.
+ */
+export async function seedSkillsFrom(home: string, source: string): Promise<SeedReport> {
+  const bundled = await listBundledSkills(source);
+  if (await isOptedOut(home)) {
+    const report = emptyReport(true);
+    report.skippedOptedOut.push(...bundled.map((skill) => skill.name));
+    return report;
+  }
+  const report = emptyReport(false);
+  const root = skillsDir(home);
+  const manifest = await readManifest(home);
+  const before = new Map(manifest);
+  let local: Map<string, string> | undefined;
+  for (const skill of bundled) {
+    const target = join(root, ...skill.relDir.split("/"));
+    const bundledHash = await hashSkillDir(skill.dir);
+    const recorded = manifest.get(skill.name);
+    if (recorded !== undefined) {
+      if (!(await isFile(join(target, "SKILL.md")))) {
+        report.skippedDeleted.push(skill.name);
+        continue;
+      }
+      const localHash = await hashSkillDir(target);
+      if (localHash === bundledHash) {
+        manifest.set(skill.name, bundledHash);
+        report.unchanged.push(skill.name);
+      } else if (localHash === recorded) {
+        if (await tryInstall(report, skill, target)) {
+          manifest.set(skill.name, bundledHash);
+          report.updated.push(skill.name);
+        }
+      } else {
+        report.keptModified.push(skill.name);
+      }
+      continue;
+    }
+    local ??= await localSkillNames(root);
+    const existing = local.get(skill.name.toLowerCase());
+    if (existing !== undefined) {
+      if (existing === target && (await hashSkillDir(target)) === bundledHash) {
+        manifest.set(skill.name, bundledHash);
+        report.unchanged.push(skill.name);
+      } else {
+        report.keptUserOwned.push(skill.name);
+        report.notes.push(
+          `A bundled skill "${skill.name}" ships with Herald, but you already have a skill by ` +
+            `that name at ${existing}; yours was kept.`,
+        );
+      }
+      continue;
+    }
+    if (await tryInstall(report, skill, target)) {
+      manifest.set(skill.name, bundledHash);
+      report.added.push(skill.name);
+    }
+  }
+  const changed = manifest.size !== before.size ||
+    [...manifest].some(([name, hash]) => before.get(name) !== hash);
+  if (changed) await writeManifest(home, manifest);
+  return report;
+}
+
+/**
+ * Seeds the bundled skills into `<home>/skills/`, recording origin hashes in
+ * `skills/.bundled_manifest`: a new skill is copied and recorded; an
+ * unmodified copy of an older version is replaced; a copy the user changed
+ * is kept; one the user deleted is not re-added; a same-named skill of the
+ * user's own is kept (with a note). Does nothing while
+ * `<home>/.no-bundled-skills` exists.
+ *
+ * @example
+ * ```ts
+ * const report = await seedBundledSkills(paths.home);
+ * report.added; // ["code-review", "kanban-worker", ...] on a new profile
+ * ```
+ */
+export function seedBundledSkills(home: string): Promise<SeedReport> {
+  return seedSkillsFrom(home, bundledSkillsDir());
+}
+
+/** The bundled skills tracked in a profile's manifest, with their state on disk. */
+export async function trackedSkills(
+  home: string,
+  source: string = bundledSkillsDir(),
+): Promise<TrackedSkill[]> {
+  const manifest = await readManifest(home);
+  const bundled = new Map((await listBundledSkills(source)).map((skill) => [skill.name, skill]));
+  const root = skillsDir(home);
+  const local = await localSkillNames(root);
+  const tracked: TrackedSkill[] = [];
+  for (const [name, originHash] of manifest) {
+    const relDir = bundled.get(name)?.relDir;
+    const dir = relDir ? join(root, ...relDir.split("/")) : local.get(name.toLowerCase());
+    if (!dir || !(await isFile(join(dir, "SKILL.md")))) {
+      tracked.push({ name, dir: dir ?? join(root, name), originHash, state: "deleted" });
+      continue;
+    }
+    const state = (await hashSkillDir(dir)) === originHash ? "unmodified" : "modified";
+    tracked.push({ name, dir, originHash, state });
+  }
+  return tracked.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+/**
+ * Deletes tracked bundled skills that are still byte-identical to their
+ * origin hash and forgets them in the manifest (so opting in again re-adds
+ * them). A modified copy is never deleted. Returns the names removed.
+ */
+export async function removeUnmodifiedBundledSkills(
+  home: string,
+  names: readonly string[],
+  source: string = bundledSkillsDir(),
+): Promise<string[]> {
+  const wanted = new Set(names);
+  const manifest = await readManifest(home);
+  const removed: string[] = [];
+  for (const skill of await trackedSkills(home, source)) {
+    if (!wanted.has(skill.name) || skill.state !== "unmodified") continue;
+    await Deno.remove(skill.dir, { recursive: true });
+    manifest.delete(skill.name);
+    removed.push(skill.name);
+    const parent = dirname(skill.dir);
+    if (parent !== skillsDir(home) && (await readDirSorted(parent)).length === 0) {
+      await Deno.remove(parent).catch(() => {});
+    }
+  }
+  if (removed.length > 0) await writeManifest(home, manifest);
+  return removed;
+}

@@ -1,0 +1,155 @@
+/**
+ * Generated profile descriptions: the prompt sent to the `profile_describer`
+ * auxiliary model (built from the profile's skills and model), the clean-up
+ * of its answer, and the reading of a skill's `SKILL.md` frontmatter.
+ *
+ * @module
+ */
+
+import YAML from "yaml";
+import { HeraldError } from "../errors.ts";
+
+/** The auxiliary slot that writes profile descriptions (`auxiliary.profile_describer`). */
+export const PROFILE_DESCRIBER_TASK = "profile_describer";
+
+/** Longest description kept from a model's answer, in characters. */
+export const MAX_DESCRIPTION_LENGTH = 400;
+
+/** Most skills listed in the prompt; a profile with more says how many were left out. */
+export const MAX_PROMPT_SKILLS = 80;
+
+const MAX_SKILL_DESCRIPTION = 200;
+
+/** A skill as the describer sees it. */
+export interface ProfileSkill {
+  name: string;
+  description: string;
+}
+
+/** What the describer is told about a profile. */
+export interface DescriberInput {
+  /** Profile name (`default` for the root home). */
+  profile: string;
+  /** Model name of the profile's main model, when one is set. */
+  model?: string;
+  /** Provider of the profile's main model, when one is set. */
+  provider?: string;
+  skills: readonly ProfileSkill[];
+}
+
+/** A model answer that held no description. */
+export class EmptyDescriptionError extends HeraldError {
+  /** Creates the error for profile `profile`. */
+  constructor(readonly profile: string) {
+    super(
+      "description_empty",
+      "state",
+      `The ${PROFILE_DESCRIBER_TASK} model returned an empty description for profile ` +
+        `"${profile}"; nothing was written. Try again, or set one with ` +
+        `\`herald profile describe ${profile} --text "..."\``,
+    );
+  }
+}
+
+/**
+ * Reads `name` and `description` from the YAML frontmatter of a `SKILL.md`
+ * (the block between the first two `---` lines). Missing or malformed
+ * frontmatter gives empty fields; never throws.
+ *
+ * @example
+ * ```ts
+ * parseSkillFrontmatter("---\nname: pdf\ndescription: Read PDFs.\n---\n# PDF\n");
+ * // { name: "pdf", description: "Read PDFs." }
+ * ```
+ */
+export function parseSkillFrontmatter(text: string): Partial<ProfileSkill> {
+  const match = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!match) return {};
+  let data: unknown;
+  try {
+    data = YAML.parse(match[1]);
+  } catch {
+    return {};
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return {};
+  const record = data as Record<string, unknown>;
+  const field = (value: unknown) =>
+    typeof value === "string" && value.trim() !== "" ? oneLine(value) : undefined;
+  const result: Partial<ProfileSkill> = {};
+  const name = field(record.name);
+  const description = field(record.description);
+  if (name !== undefined) result.name = name;
+  if (description !== undefined) result.description = description;
+  return result;
+}
+
+/**
+ * The system and user prompts asking for a profile's description.
+ *
+ * @example
+ * ```ts
+ * const { system, prompt } = describerPrompt({
+ *   profile: "coder",
+ *   model: "gpt-test",
+ *   skills: [{ name: "git", description: "Work with git repositories." }],
+ * });
+ * ```
+ */
+export function describerPrompt(input: DescriberInput): { system: string; prompt: string } {
+  const system = "You write the description of an AI agent profile. An orchestrator reads " +
+    "these descriptions to decide which profile should take a task, so say what kind of work " +
+    "this profile is suited for. Answer with one or two plain sentences and nothing else: no " +
+    "preamble, no quotes, no lists, no markdown.";
+  const model = input.model
+    ? `${input.model}${input.provider ? ` (provider ${input.provider})` : ""}`
+    : "not set";
+  const shown = input.skills.slice(0, MAX_PROMPT_SKILLS);
+  const lines = shown.map((skill) =>
+    `- ${skill.name}: ${clip(skill.description || "(no description)", MAX_SKILL_DESCRIPTION)}`
+  );
+  if (input.skills.length > shown.length) {
+    lines.push(`- ... and ${input.skills.length - shown.length} more`);
+  }
+  const skills = input.skills.length === 0
+    ? "Installed skills: none."
+    : `Installed skills (${input.skills.length}):\n${lines.join("\n")}`;
+  const prompt = `Profile name: ${input.profile}\nModel: ${model}\n${skills}\n\n` +
+    "Write the profile's description in one or two sentences.";
+  return { system, prompt };
+}
+
+/**
+ * Cleans a model's answer into a stored description: reasoning blocks,
+ * markdown emphasis, a "Description:" label and wrapping quotes removed,
+ * whitespace collapsed, at most two sentences and
+ * {@link MAX_DESCRIPTION_LENGTH} characters kept. Returns "" when nothing is left.
+ *
+ * @example
+ * ```ts
+ * normalizeDescription('"Writes code. Reviews it. Ships it."') // "Writes code. Reviews it."
+ * ```
+ */
+export function normalizeDescription(answer: string): string {
+  let text = answer
+    .replace(/<think(?:ing)?>[\s\S]*?<\/think(?:ing)?>/gi, " ")
+    .replace(/^\s*(?:#+|[-*>])\s+/gm, "")
+    .replace(/\*\*|__|[*`]/g, "");
+  text = oneLine(text)
+    .replace(/^(?:profile\s+)?description\s*:\s*/i, "")
+    .replace(/^["'“”‘’]+|["'“”‘’]+$/g, "")
+    .trim();
+  text = text.split(/(?<=[.!?])\s+/).slice(0, 2).join(" ");
+  return clip(text, MAX_DESCRIPTION_LENGTH);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Cuts `text` to `max` characters at a word boundary, marking the cut with "…". */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return (space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, "") + "…";
+}
