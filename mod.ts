@@ -15,9 +15,20 @@ export * from "./core/errors.ts";
 export * from "./core/version.ts";
 export * from "./core/profiles/mod.ts";
 export * from "./core/config/mod.ts";
-export type * from "./core/sessions/store.ts";
-export { MESSAGE_ROLES } from "./core/sessions/store.ts";
+export * from "./core/sessions/mod.ts";
+export * from "./core/skills/mod.ts";
+export * from "./core/agent/mod.ts";
+export * from "./core/commands/mod.ts";
+export type * from "./core/models/types.ts";
+export * from "./core/models/providers.ts";
+export * from "./core/models/settings.ts";
+export * from "./core/models/auxiliary.ts";
+export { type ToolOutcome, ToolRegistry } from "./core/tools/registry.ts";
+export * from "./core/tools/types.ts";
 export { newSessionId, openStateStore } from "./adapters/sqlite/mod.ts";
+export { createModelClient } from "./adapters/models/mod.ts";
+export { builtinTools } from "./adapters/tools/mod.ts";
+export { createSkillCatalog, seedBundledSkills } from "./adapters/skills/mod.ts";
 export {
   createProfile,
   ensureProfileHome,

@@ -13,6 +13,7 @@ import { type EnvLookup, type HeraldConfig, parseConfig } from "../../core/confi
 import { type ModelSettings, resolveModelSettings } from "../../core/models/settings.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
 import type { SessionStore } from "../../core/sessions/store.ts";
+import { createSessionSearchTool } from "../../core/sessions/search_tool.ts";
 import { ToolRegistry } from "../../core/tools/registry.ts";
 import type { ApprovalHandler } from "../../core/tools/types.ts";
 import {
@@ -96,23 +97,29 @@ export async function openChatRuntime(
   const settings = resolveModelSettings(config, env, overrides);
   const client = createModelClient(settings);
   const hooks = options.safeMode ? [] : await loadPlugins(paths.home, config.plugins);
-  const tools = new ToolRegistry([...builtinTools(), ...createSkillTools()]);
   const catalog = createSkillCatalog(paths.home, {
     onWarning: (warning) => ctx.io.err(`herald: warning: ${warning.file}: ${warning.message}\n`),
   });
   const memory = await readMemorySnapshot(paths.home);
   const rules = !options.safeMode;
+  const soul = rules ? await readOptional(join(paths.home, "SOUL.md")) : undefined;
+  const projectRules = rules ? await readOptional(join(options.cwd, "AGENTS.md")) : undefined;
+  const store = openStateStore(paths.stateDb);
+  const tools = new ToolRegistry([
+    ...builtinTools(),
+    createSessionSearchTool(store),
+    ...createSkillTools(),
+  ]);
   const systemPrompt = buildSystemPrompt({
     cwd: options.cwd,
     date: new Date().toISOString().slice(0, 10),
     toolNames: tools.specs().map((spec) => spec.name),
-    soul: rules ? await readOptional(join(paths.home, "SOUL.md")) : undefined,
-    projectRules: rules ? await readOptional(join(options.cwd, "AGENTS.md")) : undefined,
+    soul,
+    projectRules,
     memory: memory.memory,
     userProfile: memory.user,
     profile: paths.name === DEFAULT_PROFILE ? undefined : paths.name,
   });
-  const store = openStateStore(paths.stateDb);
   const sessionOptions: AgentSessionOptions = {
     client,
     store,

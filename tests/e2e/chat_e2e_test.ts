@@ -337,3 +337,30 @@ Deno.test("sessions list, show, export and delete work on stored chats", async (
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /Session ".*" not found/);
 });
+
+Deno.test("the model can find an earlier session with session_search, but not the live one", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer({
+    replies: [
+      { text: "Noted: pelican." },
+      { toolCalls: [{ name: "session_search", arguments: { query: "pelican" } }] },
+      { text: "You told me about the pelican before." },
+    ],
+  });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const first = await runHerald({
+    args: ["chat", "-q", "the code word is pelican", "--json"],
+    home: home.path,
+  });
+  const earlier = JSON.parse(first.stdout).session_id;
+  const second = await runHerald({
+    args: ["chat", "-q", "what was the pelican thing?", "--json"],
+    home: home.path,
+  });
+  assert.equal(second.code, 0, second.stderr);
+  const [result] = toolResults(server.requests[2]);
+  const hits =
+    (result as { results: { session_id: string; messages: { content: string }[] }[] }).results;
+  assert.deepEqual(hits.map((hit) => hit.session_id), [earlier]);
+  assert.equal(hits[0].messages[0].content, "the code word is pelican");
+});
