@@ -46,7 +46,8 @@ export function benchSessionSearch(
   const raw = new DatabaseSync(path, { readOnly: true });
   try {
     const bare = raw.prepare(
-      "SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 150",
+      "SELECT rowid, bm25(messages_fts) AS score FROM messages_fts WHERE messages_fts MATCH ? " +
+        "ORDER BY score LIMIT 150",
     );
     const bareTimes: number[] = [];
     const discoveryTimes: number[] = [];
