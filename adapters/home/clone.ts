@@ -9,6 +9,7 @@
 import { dirname, join } from "node:path";
 import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
 import type { ProfilePaths } from "./layout.ts";
+import { pathExists } from "./_fs.ts";
 
 /** `config`: settings, secrets, persona, skills and memories. `all`: everything but history. */
 export type CloneMode = "config" | "all";
@@ -83,7 +84,7 @@ export async function copyProfileContents(
   if (mode === "config") {
     for (const entry of CLONE_CONFIG_ENTRIES) {
       const from = join(source.home, entry);
-      if (!(await exists(from))) continue;
+      if (!(await pathExists(from))) continue;
       const to = join(target, entry);
       await Deno.mkdir(dirname(to), { recursive: true, mode: 0o700 });
       await copyTree(from, to);
@@ -92,7 +93,7 @@ export async function copyProfileContents(
     await keepSecretsPrivate(target);
     return copied;
   }
-  if (!(await exists(source.home))) return copied; // a default home not used yet
+  if (!(await pathExists(source.home))) return copied; // a default home not used yet
   const fromRoot = source.name === DEFAULT_PROFILE;
   for await (const entry of Deno.readDir(source.home)) {
     if (CLONE_ALL_EXCLUDED.has(entry.name) || isTemporary(entry.name)) continue;
@@ -138,14 +139,4 @@ async function copyTree(from: string, to: string): Promise<boolean> {
   await Deno.copyFile(from, to);
   await Deno.chmod(to, mode);
   return true;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }

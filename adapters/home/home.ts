@@ -22,6 +22,7 @@ import { clearActiveProfile, readActiveProfileSync } from "./active_profile.ts";
 import { type CloneMode, copyProfileContents } from "./clone.ts";
 import { PROFILE_DIRS, type ProfilePaths, profilePaths } from "./layout.ts";
 import { updateProfileMeta } from "./profile_meta.ts";
+import { pathExists } from "./_fs.ts";
 
 /** The opt-out marker: while it exists in a profile home, no bundled skill is seeded there. */
 export const NO_BUNDLED_SKILLS_MARKER = ".no-bundled-skills";
@@ -237,16 +238,6 @@ export async function listProfiles(root: string): Promise<string[]> {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
   return [DEFAULT_PROFILE, ...names.sort()];
-}
-
-async function pathExists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 function randomSuffix(): string {
