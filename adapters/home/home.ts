@@ -17,7 +17,7 @@ import {
   parseProfileSelector,
   PROFILE_NAME_PATTERN,
 } from "../../core/profiles/mod.ts";
-import { seedBundledSkills } from "../skills/mod.ts";
+import { OPT_OUT_MARKER, seedBundledSkills } from "../skills/mod.ts";
 import { clearActiveProfile, readActiveProfileSync } from "./active_profile.ts";
 import { type CloneMode, copyProfileContents } from "./clone.ts";
 import { PROFILE_DIRS, type ProfilePaths, profilePaths } from "./layout.ts";
@@ -25,7 +25,7 @@ import { updateProfileMeta } from "./profile_meta.ts";
 import { pathExists } from "./_fs.ts";
 
 /** The opt-out marker: while it exists in a profile home, no bundled skill is seeded there. */
-export const NO_BUNDLED_SKILLS_MARKER = ".no-bundled-skills";
+export const NO_BUNDLED_SKILLS_MARKER: string = OPT_OUT_MARKER;
 
 const ENV_HEADER =
   "# Secrets for this Herald profile (API keys, tokens). Keep this file private.\n";

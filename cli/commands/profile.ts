@@ -165,7 +165,7 @@ async function autoDescribe(
   const loaded = await loadConfigFile(paths.config, env);
   c.warn(paths.config, loaded.warnings);
   const config = loaded.config;
-  const skills = await listInstalledSkills(paths.skills);
+  const skills = await listInstalledSkills(paths.home);
   const prompt = describerPrompt({
     profile: paths.name,
     model: config.model.default,
@@ -263,7 +263,7 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
           cloned_from: from?.name ?? null,
           description: options.description?.trim() ?? null,
           bundled_skills: options.skills,
-          skill_count: (await listInstalledSkills(paths.skills)).length,
+          skill_count: (await listInstalledSkills(paths.home)).length,
         });
         return;
       }
@@ -293,7 +293,7 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
       const rows: ProfileRow[] = [];
       for (const name of await listProfiles(c.root)) {
         const paths = await requireProfile(c.root, name);
-        rows.push(await profileRow(c, paths, await listInstalledSkills(paths.skills)));
+        rows.push(await profileRow(c, paths, await listInstalledSkills(paths.home)));
       }
       if (options.json) {
         printJson(c.io, rows);
@@ -316,7 +316,7 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
     .action(async (name: string | undefined, options: { json?: boolean }) => {
       const c = ctx();
       const paths = await target(c, name);
-      const skills = await listInstalledSkills(paths.skills);
+      const skills = await listInstalledSkills(paths.home);
       const row = await profileRow(c, paths, skills);
       if (options.json) {
         printJson(c.io, { ...row, skills });

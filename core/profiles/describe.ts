@@ -6,7 +6,6 @@
  * @module
  */
 
-import YAML from "yaml";
 import { HeraldError } from "../errors.ts";
 
 /** The auxiliary slot that writes profile descriptions (`auxiliary.profile_describer`). */
@@ -49,38 +48,6 @@ export class EmptyDescriptionError extends HeraldError {
         `\`herald profile describe ${profile} --text "..."\``,
     );
   }
-}
-
-/**
- * Reads `name` and `description` from the YAML frontmatter of a `SKILL.md`
- * (the block between the first two `---` lines). Missing or malformed
- * frontmatter gives empty fields; never throws.
- *
- * @example
- * ```ts
- * parseSkillFrontmatter("---\nname: pdf\ndescription: Read PDFs.\n---\n# PDF\n");
- * // { name: "pdf", description: "Read PDFs." }
- * ```
- */
-export function parseSkillFrontmatter(text: string): Partial<ProfileSkill> {
-  const match = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
-  if (!match) return {};
-  let data: unknown;
-  try {
-    data = YAML.parse(match[1]);
-  } catch {
-    return {};
-  }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return {};
-  const record = data as Record<string, unknown>;
-  const field = (value: unknown) =>
-    typeof value === "string" && value.trim() !== "" ? oneLine(value) : undefined;
-  const result: Partial<ProfileSkill> = {};
-  const name = field(record.name);
-  const description = field(record.description);
-  if (name !== undefined) result.name = name;
-  if (description !== undefined) result.description = description;
-  return result;
 }
 
 /**

@@ -8,7 +8,6 @@ import {
   normalizeDescription,
   parseActiveProfile,
   parseProfileMeta,
-  parseSkillFrontmatter,
 } from "../../core/profiles/mod.ts";
 
 Deno.test("profile.yaml fields are read with defaults for what is missing", () => {
@@ -81,18 +80,6 @@ Deno.test("active_profile names a profile, default, or nothing", () => {
       error instanceof ActiveProfileError && error.code === "active_profile_invalid" &&
       /\/h\/active_profile names "\.\.\/etc".*herald profile use default/.test(error.message),
   );
-});
-
-Deno.test("skill frontmatter gives name and description, and nothing when it is malformed", () => {
-  assert.deepEqual(
-    parseSkillFrontmatter("---\nname: pdf\ndescription: >\n  Read and\n  fill PDFs.\n---\n# PDF\n"),
-    { name: "pdf", description: "Read and fill PDFs." },
-  );
-  assert.deepEqual(parseSkillFrontmatter("\uFEFF---\r\nname: x\r\n---\r\n"), { name: "x" });
-  assert.deepEqual(parseSkillFrontmatter("# no frontmatter\n"), {});
-  assert.deepEqual(parseSkillFrontmatter("---\nname: [\n---\n"), {});
-  assert.deepEqual(parseSkillFrontmatter("---\n- a\n---\n"), {});
-  assert.deepEqual(parseSkillFrontmatter("---\nname: 5\ndescription: ''\n---\n"), {});
 });
 
 Deno.test("the describer prompt names the profile, its model and its skills", () => {
