@@ -15,6 +15,7 @@ import { benchStartup } from "./cli_startup.ts";
 import { benchBulkImport } from "./bulk_import.ts";
 import { benchRoundTrips } from "./agent_roundtrip.ts";
 import { benchSessionSearch, type SearchBenchResult } from "./session_search.ts";
+import { benchDashboard } from "./dashboard.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
@@ -39,6 +40,31 @@ console.log([
   `Ratio of medians (herald / empty file): **${
     startup.ratio.toFixed(2)
   }x** (target: at most 1.5x).`,
+  "",
+].join("\n"));
+
+const dashboard = await benchDashboard();
+console.log([
+  `## Dashboard server (${today}, ${machine})`,
+  "",
+  `Load: ${dashboard.tool}, ${dashboard.connections} connections, ${dashboard.seconds} s per endpoint after a 1 s ` +
+  "warm-up, each endpoint in its own server process on 127.0.0.1.",
+  "",
+  "| endpoint | requests/s |",
+  "| --- | --- |",
+  `| ${dashboard.bare.label} (\`bench/fixtures/dashboard_server.ts bare\`) | ${
+    dashboard.bare.requestsPerSecond.toFixed(0)
+  } |`,
+  `| ${dashboard.status.label} (\`createApp\`, token header) | ${
+    dashboard.status.requestsPerSecond.toFixed(0)
+  } |`,
+  "",
+  `Ratio: **${dashboard.ratio.toFixed(2)}x** (target: at least 0.7x).`,
+  "",
+  `Idle RSS of \`herald dashboard --no-open --port 0\` 3 s after start: **${
+    dashboard.idleRssMb.toFixed(1)
+  } MB** ` +
+  "(target: at most 80 MB).",
   "",
 ].join("\n"));
 

@@ -15,6 +15,8 @@ import type { Output } from "./io.ts";
 import { versionLine } from "./version.ts";
 import { registerChat } from "./commands/chat.ts";
 import { registerConfig } from "./commands/config.ts";
+import { registerDashboard } from "./commands/dashboard.ts";
+import { registerMcp } from "./commands/mcp.ts";
 import { registerSessions } from "./commands/sessions.ts";
 import { registerDoctor } from "./commands/doctor.ts";
 import { registerProfile } from "./commands/profile.ts";
@@ -53,6 +55,8 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
 
   registerChat(program, context);
   registerSessions(program, context);
+  registerDashboard(program, context);
+  registerMcp(program, context);
   registerConfig(program, context);
   registerDoctor(program, context);
   registerProfile(program, context);

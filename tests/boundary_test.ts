@@ -89,3 +89,17 @@ Deno.test("the boundary check catches every kind of forbidden import", async () 
     "core/f.ts",
   ]);
 });
+
+Deno.test("server imports nothing from cli (the CLI and the server share adapters, not each other)", async () => {
+  const problems: string[] = [];
+  for await (const file of sourceFiles(join(REPO_ROOT, "server"))) {
+    for (const spec of specifiers(await Deno.readTextFile(file))) {
+      if (!spec.startsWith(".")) continue;
+      const target = relative(REPO_ROOT, resolve(join(file, ".."), spec));
+      if (target.split(/[\\/]/)[0] === "cli") {
+        problems.push(`${relative(REPO_ROOT, file)} imports "${spec}"`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});

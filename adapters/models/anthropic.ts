@@ -5,7 +5,7 @@
  * @module
  */
 
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import type {
   ChatMessage,
@@ -51,14 +51,19 @@ export function createAnthropicClient(
   options: ModelClientOptions = {},
 ): ModelClient {
   const settings = withEndpoint(given);
-  const sdk = new Anthropic({
+  // The SDK is loaded on the first call, so processes that never call a model
+  // (the dashboard at idle, most CLI commands) do not pay for loading it.
+  let sdk: Promise<Anthropic> | undefined;
+  const loadSdk = () =>
+    sdk ??= import("@anthropic-ai/sdk").then(({ default: Sdk }) => new Sdk(sdkOptions));
+  const sdkOptions: ConstructorParameters<typeof Anthropic>[0] = {
     apiKey: settings.apiKey || NO_KEY,
     baseURL: settings.baseUrl,
     maxRetries: 0,
     timeout: sdkTimeoutMs(settings),
     fetch: rejectingHtml(options.fetch ?? fetch, settings.provider),
     ...(settings.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
-  });
+  };
   return {
     provider: settings.provider,
     model: settings.model,
@@ -67,7 +72,8 @@ export function createAnthropicClient(
         settings,
         options,
         request,
-        (signal, progress) => attempt(sdk, settings, request, handlers, signal, progress),
+        async (signal, progress) =>
+          attempt(await loadSdk(), settings, request, handlers, signal, progress),
       ),
   };
 }

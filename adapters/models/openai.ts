@@ -6,7 +6,7 @@
  * @module
  */
 
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import type {
   ChatMessage,
@@ -50,7 +50,11 @@ export function createOpenAIClient(
   options: ModelClientOptions = {},
 ): ModelClient {
   const settings = withEndpoint(given);
-  const sdk = new OpenAI({
+  // The SDK is loaded on the first call, so processes that never call a model
+  // (the dashboard at idle, most CLI commands) do not pay for loading it.
+  let sdk: Promise<OpenAI> | undefined;
+  const loadSdk = () => sdk ??= import("openai").then(({ default: Sdk }) => new Sdk(sdkOptions));
+  const sdkOptions: ConstructorParameters<typeof OpenAI>[0] = {
     apiKey: settings.apiKey || NO_KEY,
     baseURL: settings.baseUrl,
     organization: null,
@@ -60,7 +64,7 @@ export function createOpenAIClient(
     timeout: sdkTimeoutMs(settings),
     fetch: rejectingHtml(options.fetch ?? fetch, settings.provider),
     ...(settings.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
-  });
+  };
   return {
     provider: settings.provider,
     model: settings.model,
@@ -69,7 +73,8 @@ export function createOpenAIClient(
         settings,
         options,
         request,
-        (signal, progress) => attempt(sdk, settings, request, handlers, signal, progress),
+        async (signal, progress) =>
+          attempt(await loadSdk(), settings, request, handlers, signal, progress),
       ),
   };
 }

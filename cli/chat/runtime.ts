@@ -1,151 +1,36 @@
 /**
- * Assembling an agent session for a profile: config (or defaults in safe
- * mode), credentials from `.env` and the environment, the model client, the
- * state store, the tools, plugins and the system prompt.
+ * The terminal chat's view of the profile runtime: the shared assembly in
+ * adapters/runtime, fed from the CLI context.
  *
  * @module
  */
 
-import { join } from "node:path";
-import { buildSystemPrompt } from "../../core/agent/prompt.ts";
-import { AgentSession, type AgentSessionOptions } from "../../core/agent/session.ts";
-import { type EnvLookup, type HeraldConfig, parseConfig } from "../../core/config/mod.ts";
-import { type ModelSettings, resolveModelSettings } from "../../core/models/settings.ts";
-import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
-import type { SessionStore } from "../../core/sessions/store.ts";
-import { createSessionSearchTool } from "../../core/sessions/search_tool.ts";
-import { ToolRegistry } from "../../core/tools/registry.ts";
-import type { ApprovalHandler } from "../../core/tools/types.ts";
+import type { EnvLookup } from "../../core/config/mod.ts";
+import type { ProfilePaths } from "../../adapters/home/mod.ts";
 import {
-  loadConfigFile,
-  type ProfilePaths,
-  profileSessionFiles,
-  readEnvFile,
-} from "../../adapters/home/mod.ts";
-import { createModelClient } from "../../adapters/models/mod.ts";
-import { loadPlugins } from "../../adapters/plugins/load.ts";
-import { openStateStore } from "../../adapters/sqlite/mod.ts";
-import { builtinTools, readMemorySnapshot } from "../../adapters/tools/mod.ts";
-import { createSkillCatalog, createSkillTools } from "../../adapters/skills/mod.ts";
-import type { SkillCatalog } from "../../core/skills/mod.ts";
+  type ChatRuntime,
+  openProfileRuntime,
+  profileCredentials,
+  type RuntimeOptions,
+} from "../../adapters/runtime/profile_runtime.ts";
 import type { CliContext } from "../context.ts";
 
-/** Choices that shape a chat runtime. */
-export interface RuntimeOptions {
-  /** Ignore config.yaml, rules files and plugins; credentials still load. */
-  safeMode: boolean;
-  /** Command-line overrides of the model settings. */
-  model?: string;
-  provider?: string;
-  baseUrl?: string;
-  /** Surface name stored with new sessions. */
-  source: string;
-  /** Working directory for tools. */
-  cwd: string;
-  approve: ApprovalHandler;
-}
-
-/** An opened runtime: everything needed to start or resume sessions. */
-export interface ChatRuntime {
-  paths: ProfilePaths;
-  config: HeraldConfig;
-  settings: ModelSettings;
-  store: SessionStore;
-  /** The profile's skills and bundles, offered as `/<name>`; broken files are warned about once. */
-  catalog: SkillCatalog;
-  /** Options for new sessions (and resumed ones). */
-  sessionOptions: AgentSessionOptions;
-  /** A fresh session. */
-  start(): AgentSession;
-  /** Continues a stored session. */
-  resume(id: string): AgentSession;
-  /** A client for another model name with the same provider settings. */
-  withModel(model: string): AgentSessionOptions["client"];
-  close(): void;
-}
-
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.IsADirectory) {
-      return undefined;
-    }
-    throw error;
-  }
-}
+export type { ChatRuntime, RuntimeOptions } from "../../adapters/runtime/profile_runtime.ts";
 
 /** Credentials: the profile's `.env` first, then the process environment. */
-export async function credentialLookup(ctx: CliContext, paths: ProfilePaths): Promise<EnvLookup> {
-  const dotenv = (await readEnvFile(paths.env)).values;
-  return (name) => dotenv.get(name) ?? ctx.env[name];
+export function credentialLookup(ctx: CliContext, paths: ProfilePaths): Promise<EnvLookup> {
+  return profileCredentials(paths, ctx.env);
 }
 
-/** Opens the runtime for the context's profile. */
+/** Opens the runtime for the context's profile (creating what is missing of its home). */
 export async function openChatRuntime(
   ctx: CliContext,
   options: RuntimeOptions,
 ): Promise<ChatRuntime> {
   const paths = await ctx.home();
-  const env = await credentialLookup(ctx, paths);
-  const loaded = options.safeMode
-    ? parseConfig("", paths.config)
-    : await loadConfigFile(paths.config, env);
-  ctx.warn(paths.config, loaded.warnings);
-  const config = loaded.config;
-  const overrides = { model: options.model, provider: options.provider, baseUrl: options.baseUrl };
-  const settings = resolveModelSettings(config, env, overrides);
-  const client = createModelClient(settings);
-  const hooks = options.safeMode ? [] : await loadPlugins(paths.home, config.plugins);
-  const catalog = createSkillCatalog(paths.home, {
-    onWarning: (warning) => ctx.io.err(`herald: warning: ${warning.file}: ${warning.message}\n`),
+  return await openProfileRuntime(paths, {
+    ...options,
+    env: ctx.env,
+    onWarning: (file, message) => ctx.io.err(`herald: warning: ${file}: ${message}\n`),
   });
-  const memory = await readMemorySnapshot(paths.home);
-  const rules = !options.safeMode;
-  const soul = rules ? await readOptional(join(paths.home, "SOUL.md")) : undefined;
-  const projectRules = rules ? await readOptional(join(options.cwd, "AGENTS.md")) : undefined;
-  const store = openStateStore(paths.stateDb);
-  const tools = new ToolRegistry([
-    ...builtinTools(),
-    createSessionSearchTool(store),
-    ...createSkillTools(),
-  ]);
-  const systemPrompt = buildSystemPrompt({
-    cwd: options.cwd,
-    date: new Date().toISOString().slice(0, 10),
-    toolNames: tools.specs().map((spec) => spec.name),
-    soul,
-    projectRules,
-    memory: memory.memory,
-    userProfile: memory.user,
-    profile: paths.name === DEFAULT_PROFILE ? undefined : paths.name,
-  });
-  const sessionOptions: AgentSessionOptions = {
-    client,
-    store,
-    tools,
-    files: profileSessionFiles(paths),
-    hooks,
-    approve: options.approve,
-    cwd: options.cwd,
-    home: paths.home,
-    source: options.source,
-    systemPrompt,
-    maxTurns: config.agent.max_turns,
-    verifyFileMutations: config.agent.verify_file_mutations,
-    dumpRequests: config.agent.dump_requests,
-    maxTokens: config.model.max_tokens,
-  };
-  return {
-    paths,
-    config,
-    settings,
-    store,
-    catalog,
-    sessionOptions,
-    start: () => AgentSession.start(sessionOptions),
-    resume: (id) => AgentSession.resume(sessionOptions, id),
-    withModel: (model) => createModelClient({ ...settings, model }),
-    close: () => store.close(),
-  };
 }

@@ -49,6 +49,36 @@ export const ApprovalsSchema = z.object({
   allow: z.array(z.string()).default([]),
 });
 
+/**
+ * One MCP server: started as a child process (`command`, `args`, `env`) or
+ * reached over Streamable HTTP (`url`, `headers`).
+ */
+export const McpServerSchema = z.object({
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  /** Extra environment for the child; secrets are `${NAME}` references into `.env`. */
+  env: z.record(z.string(), z.string()).optional(),
+  url: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Seconds before a call to this server gives up. */
+  timeout: z.number().positive().default(300),
+  enabled: z.boolean().default(true),
+});
+
+/** Whether a managed tool (`tool_gateway.<tool>`) is routed through the subscription gateway. */
+export const ToolGatewaySlotSchema = z.object({
+  use_gateway: z.boolean().default(false),
+});
+
+/** One messaging platform (`platforms.<name>`); its secrets live in `.env`. */
+export const PlatformSchema = z.object({
+  enabled: z.boolean().default(false),
+  /** Platform user ids allowed to talk to the agent; absent means the platform's default policy. */
+  allowed_users: z.array(z.string()).optional(),
+  /** Chat or channel id that receives notifications (cron results, ...). */
+  home_channel: z.string().optional(),
+});
+
 /** The whole `config.yaml`. */
 export const ConfigSchema = z.object({
   model: ModelSchema.prefault({}),
@@ -57,6 +87,12 @@ export const ConfigSchema = z.object({
   approvals: ApprovalsSchema.prefault({}),
   /** Plugin modules (paths relative to the profile home, or absolute) providing LLM hooks. */
   plugins: z.array(z.string()).default([]),
+  /** MCP servers by name. */
+  mcp_servers: z.record(z.string(), McpServerSchema).default({}),
+  /** Managed tools routed through the subscription gateway, by tool name. */
+  tool_gateway: z.record(z.string(), ToolGatewaySlotSchema).default({}),
+  /** Messaging platforms by name (telegram, line, discord, slack). */
+  platforms: z.record(z.string(), PlatformSchema).default({}),
 });
 
 /** A fully defaulted configuration. */

@@ -80,6 +80,14 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     keyless: true,
   },
   {
+    id: "herald-subscription",
+    label: "Herald subscription (managed models and tool gateway)",
+    wire: "openai",
+    baseUrl: "https://inference.herald-subscription.invalid/v1",
+    keyEnv: "HERALD_SUBSCRIPTION_TOKEN",
+    keyless: false,
+  },
+  {
     id: "custom",
     label: "Any OpenAI-compatible endpoint (set model.base_url)",
     wire: "openai",
@@ -87,6 +95,9 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     keyless: true,
   },
 ];
+
+/** The provider id of the subscription: choosing it also turns on the managed tool gateway. */
+export const SUBSCRIPTION_PROVIDER = "herald-subscription";
 
 /**
  * Looks up a provider id. An unknown id is treated as an OpenAI-compatible

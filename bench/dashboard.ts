@@ -1,0 +1,175 @@
+/**
+ * Dashboard server figures: authenticated `GET /api/status` throughput
+ * against a bare Hono JSON route (each in its own server process, loaded
+ * by wrk when installed, else by a Deno fetch client), and the idle RSS of a
+ * real `herald dashboard` process.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const BENCH_TOKEN = "bench-token-0123456789abcdefghijklmnopqrstu";
+const root = fileURLToPath(new URL("../", import.meta.url));
+
+/** Throughput of one endpoint. */
+export interface Throughput {
+  label: string;
+  requestsPerSecond: number;
+}
+
+/** The dashboard figures. */
+export interface DashboardBenchResult {
+  tool: string;
+  seconds: number;
+  connections: number;
+  bare: Throughput;
+  status: Throughput;
+  ratio: number;
+  idleRssMb: number;
+}
+
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  reader.releaseLock();
+  return text.split("\n")[0];
+}
+
+async function startServer(mode: "bare" | "herald", home: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", join(root, "bench/fixtures/dashboard_server.ts"), mode, home],
+    cwd: root,
+    stdout: "piped",
+    stderr: "inherit",
+    stdin: "null",
+  }).spawn();
+  const port = Number(await firstLine(child.stdout));
+  child.stdout.cancel().catch(() => {});
+  return { child, port };
+}
+
+async function hasWrk(): Promise<boolean> {
+  try {
+    return (await new Deno.Command("wrk", { args: ["--version"], stdout: "null", stderr: "null" })
+      .output())
+      .code !== 127;
+  } catch {
+    return false;
+  }
+}
+
+async function loadWithWrk(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+) {
+  const args = ["-t1", `-c${connections}`, `-d${seconds}s`];
+  for (const [name, value] of Object.entries(headers)) args.push("-H", `${name}: ${value}`);
+  const output = await new Deno.Command("wrk", {
+    args: [...args, url],
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .output();
+  const text = new TextDecoder().decode(output.stdout);
+  const match = /Requests\/sec:\s+([\d.]+)/.exec(text);
+  if (!match) throw new Error(`wrk gave no figure: ${text}`);
+  if (/Non-2xx/.test(text)) throw new Error(`wrk saw errors for ${url}: ${text}`);
+  return Number(match[1]);
+}
+
+async function loadWithFetch(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+) {
+  const deadline = performance.now() + seconds * 1000;
+  let count = 0;
+  await Promise.all(Array.from({ length: connections }, async () => {
+    while (performance.now() < deadline) {
+      const response = await fetch(url, { headers });
+      if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+      await response.arrayBuffer();
+      count++;
+    }
+  }));
+  return count / seconds;
+}
+
+async function idleRss(home: string): Promise<number> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      join(root, "cli/main.ts"),
+      "dashboard",
+      "--no-open",
+      "--port",
+      "0",
+    ],
+    cwd: root,
+    env: { HERALD_HOME: home },
+    stdout: "piped",
+    stderr: "inherit",
+    stdin: "null",
+  }).spawn();
+  try {
+    const line = await firstLine(child.stdout);
+    if (!/listening on/.test(line)) throw new Error(`dashboard did not start: ${line}`);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
+  }
+}
+
+/** Measures both servers one after the other with the same load, then the idle RSS. */
+export async function benchDashboard(seconds = 8, connections = 50): Promise<DashboardBenchResult> {
+  const home = await Deno.makeTempDir({ prefix: "herald-bench-" });
+  const wrk = await hasWrk();
+  const load = wrk ? loadWithWrk : loadWithFetch;
+  try {
+    const measure = async (
+      mode: "bare" | "herald",
+      path: string,
+      headers: Record<string, string>,
+    ) => {
+      const { child, port } = await startServer(mode, home);
+      try {
+        const url = `http://127.0.0.1:${port}${path}`;
+        await load(url, headers, 1, connections); // warm-up
+        return await load(url, headers, seconds, connections);
+      } finally {
+        child.kill("SIGTERM");
+        await child.status;
+      }
+    };
+    const bare = await measure("bare", "/json", {});
+    const status = await measure("herald", "/api/status", {
+      "X-Herald-Session-Token": BENCH_TOKEN,
+    });
+    return {
+      tool: wrk ? "wrk -t1" : "Deno fetch client",
+      seconds,
+      connections,
+      bare: { label: "bare Hono JSON route", requestsPerSecond: bare },
+      status: { label: "authenticated GET /api/status", requestsPerSecond: status },
+      ratio: status / bare,
+      idleRssMb: await idleRss(home),
+    };
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}

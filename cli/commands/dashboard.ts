@@ -1,0 +1,202 @@
+/**
+ * `herald dashboard`: serves the dashboard app. One process manages every
+ * profile. A profile alias launch (`herald -p work dashboard`) attaches to a
+ * machine dashboard already listening, or starts one; `--isolated` serves
+ * one profile on its own.
+ *
+ * @module
+ */
+
+import type { Command } from "commander";
+import { fileURLToPath } from "node:url";
+import { HeraldError } from "../../core/errors.ts";
+import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
+import { VERSION } from "../../core/version.ts";
+import { createApp } from "../../server/app.ts";
+import { newSessionToken } from "../../server/auth.ts";
+import { isLoopbackHost } from "../../server/origin.ts";
+import type { ServerDeps } from "../../server/deps.ts";
+import type { CliContext } from "../context.ts";
+
+/** The port the dashboard listens on unless told otherwise. */
+export const DEFAULT_DASHBOARD_PORT = 9219;
+
+interface DashboardOptions {
+  isolated?: boolean;
+  open: boolean;
+  host: string;
+  port: string;
+  insecure?: boolean;
+  tui?: boolean;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new HeraldError(
+      "usage",
+      "usage",
+      `--port must be a whole number from 0 to 65535, got "${value}"`,
+    );
+  }
+  return port;
+}
+
+function urlHost(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+/** The `herald` command prefix child processes use: this same program with the same permissions. */
+function heraldCommand(): string[] {
+  const main = fileURLToPath(new URL("../main.ts", import.meta.url));
+  return [Deno.execPath(), "run", "--allow-all", "--quiet", main];
+}
+
+/** Asks `http://host:port/api/status` whether a Herald dashboard answers there. */
+async function runningDashboard(
+  host: string,
+  port: number,
+): Promise<{ version: string } | undefined> {
+  try {
+    const response = await fetch(`http://${urlHost(host)}:${port}/api/status`, {
+      signal: AbortSignal.timeout(1500),
+    });
+    const body = await response.json().catch(() => undefined) as { version?: unknown } | undefined;
+    return typeof body?.version === "string" ? { version: body.version } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function openBrowser(url: string): void {
+  const command = Deno.build.os === "darwin"
+    ? "open"
+    : Deno.build.os === "windows"
+    ? "explorer"
+    : "xdg-open";
+  try {
+    const child = new Deno.Command(command, {
+      args: [url],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    child.status.catch(() => {});
+    child.unref();
+  } catch {
+    // No browser opener: the URL is printed anyway.
+  }
+}
+
+/** Adds `dashboard` to `program`. */
+export function registerDashboard(program: Command, ctx: () => CliContext): void {
+  program.command("dashboard")
+    .description("serve the local web dashboard and its API (default http://127.0.0.1:9219)")
+    .option("--isolated", "serve only the selected profile, as its own server")
+    .option("--no-open", "do not open a browser")
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option(
+      "--port <port>",
+      "port to listen on (0 picks a free one)",
+      String(DEFAULT_DASHBOARD_PORT),
+    )
+    .option(
+      "--insecure",
+      "allow listening on a non-loopback address (anyone who can reach it needs only the token)",
+    )
+    .option("--tui", "the web terminal runs your shell instead of herald chat")
+    .action(async (options: DashboardOptions) => {
+      const c = ctx();
+      const port = parsePort(options.port);
+      const host = options.host.trim();
+      if (!isLoopbackHost(host) && !options.insecure) {
+        throw new HeraldError(
+          "dashboard_public_bind",
+          "usage",
+          `Refusing to listen on "${host}": it is not a loopback address, so other machines could reach the dashboard. ` +
+            "Keep the default 127.0.0.1, or add --insecure if you really mean it",
+        );
+      }
+      const aliasLaunch = c.profile !== DEFAULT_PROFILE && !options.isolated;
+      const displayHost = isLoopbackHost(host) ? "127.0.0.1" : host;
+      if (aliasLaunch && port !== 0) {
+        const running = await runningDashboard(displayHost, port);
+        if (running) {
+          const url = `http://${urlHost(displayHost)}:${port}/?profile=${
+            encodeURIComponent(c.profile)
+          }`;
+          c.io.out(`Herald dashboard ${running.version} is already running: ${url}\n`);
+          if (options.open) openBrowser(url);
+          return;
+        }
+      }
+      if (c.profile !== DEFAULT_PROFILE) await c.paths(); // an unknown profile fails before listening
+      else await c.home();
+
+      const token = c.env.HERALD_DASHBOARD_SESSION_TOKEN?.trim() || newSessionToken();
+      const controller = new AbortController();
+      const deps: ServerDeps = {
+        root: c.root,
+        token,
+        bind: { host, port },
+        version: VERSION,
+        startedAt: Date.now(),
+        pinnedProfile: options.isolated ? c.profile : undefined,
+        env: c.env,
+        ptyMode: options.tui ? "shell" : "chat",
+        cwd: Deno.cwd(),
+        heraldCommand: heraldCommand(),
+      };
+      // Created before listening; with --port 0 the real port is filled in once known.
+      const app = createApp(deps);
+      let server: Deno.HttpServer<Deno.NetAddr>;
+      const listening = Promise.withResolvers<Deno.NetAddr>();
+      try {
+        server = Deno.serve(
+          {
+            hostname: host,
+            port,
+            signal: controller.signal,
+            onListen: (addr) => listening.resolve(addr as Deno.NetAddr),
+          },
+          (request, info) => app.fetch(request, { info }),
+        );
+      } catch (error) {
+        if (error instanceof Deno.errors.AddrInUse) {
+          throw new HeraldError(
+            "dashboard_port_in_use",
+            "state",
+            `Port ${port} on ${host} is already in use (another dashboard?); choose another with --port`,
+          );
+        }
+        throw error;
+      }
+      const address = await listening.promise;
+      deps.bind.port = address.port;
+      const base = `http://${urlHost(displayHost)}:${address.port}/`;
+      const query = aliasLaunch ? `?profile=${encodeURIComponent(c.profile)}` : "";
+      const url = isLoopbackHost(host) ? `${base}${query}` : `${base}${query}#token=${token}`;
+      c.io.out(`Herald dashboard ${VERSION} listening on ${url}\n`);
+      if (options.isolated) c.io.out(`Serving only profile "${c.profile}".\n`);
+      if (!isLoopbackHost(host)) {
+        c.io.err(
+          "herald: warning: listening on a non-loopback address; the URL above carries the session token\n",
+        );
+      }
+      if (options.open) openBrowser(url);
+
+      const stop = () => controller.abort();
+      if (c.signals) {
+        Deno.addSignalListener("SIGINT", stop);
+        Deno.addSignalListener("SIGTERM", stop);
+      }
+      try {
+        await server.finished;
+      } finally {
+        if (c.signals) {
+          Deno.removeSignalListener("SIGINT", stop);
+          Deno.removeSignalListener("SIGTERM", stop);
+        }
+      }
+    });
+}

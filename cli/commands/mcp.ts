@@ -1,0 +1,151 @@
+/**
+ * `herald mcp list|add|remove`: the MCP servers of a profile
+ * (`mcp_servers:` in config.yaml). Secret environment values and
+ * credential headers go to `.env`; the entry references them.
+ *
+ * @module
+ */
+
+import { type Command, InvalidArgumentError } from "commander";
+import {
+  describeMcpServers,
+  type McpServerView,
+  planMcpServerAdd,
+  planMcpServerRemove,
+} from "../../core/mcp/mod.ts";
+import {
+  loadConfigFile,
+  readConfigText,
+  writeConfigText,
+  writeEnvValue,
+} from "../../adapters/home/mod.ts";
+import type { CliContext } from "../context.ts";
+import { printJson } from "../io.ts";
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function parseSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new InvalidArgumentError(`expected a number of seconds above 0, got "${value}"`);
+  }
+  return seconds;
+}
+
+function pairs(values: readonly string[], separator: string, what: string) {
+  const out: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf(separator);
+    const name = at > 0 ? value.slice(0, at).trim() : "";
+    if (name === "") {
+      throw new InvalidArgumentError(`expected ${what}, got "${value.split(separator)[0]}..."`);
+    }
+    out[name] = value.slice(at + separator.length).trim();
+  }
+  return out;
+}
+
+function describe(server: McpServerView): string {
+  const target = server.transport === "http"
+    ? server.url
+    : [server.command, ...server.args].join(" ");
+  return `${server.name}  ${server.transport}  ${target}${server.enabled ? "" : "  (disabled)"}`;
+}
+
+interface AddOptions {
+  command?: string;
+  arg: string[];
+  url?: string;
+  env: string[];
+  header: string[];
+  timeout?: number;
+  disabled?: boolean;
+  json?: boolean;
+}
+
+/** Adds the `mcp` command family to `program`. */
+export function registerMcp(program: Command, ctx: () => CliContext): void {
+  const mcp = program.command("mcp").description("MCP servers the agent of this profile can use");
+
+  mcp.command("list")
+    .description("list the configured MCP servers (secrets hidden)")
+    .option("--json", "print JSON")
+    .action(async (options: { json?: boolean }) => {
+      const c = ctx();
+      const paths = await c.home();
+      const loaded = await loadConfigFile(paths.config);
+      c.warn(paths.config, loaded.warnings);
+      const servers = describeMcpServers(loaded.config.mcp_servers);
+      if (options.json) return printJson(c.io, servers);
+      if (servers.length === 0) {
+        return c.io.out(
+          "No MCP servers yet. Add one with `herald mcp add <name> --command <program> --arg <arg>`.\n",
+        );
+      }
+      for (const server of servers) c.io.out(describe(server) + "\n");
+    });
+
+  mcp.command("add <name>")
+    .description("add a server started as a command (stdio) or reached at a URL (HTTP)")
+    .option("--command <program>", "program to start (stdio transport)")
+    .option(
+      "--arg <value>",
+      "an argument for the program (repeat for each; --arg=-y for dashes)",
+      collect,
+      [],
+    )
+    .option("--url <url>", "Streamable HTTP endpoint instead of a command")
+    .option(
+      "--env <NAME=value>",
+      "environment for the program (repeat); secrets go to .env",
+      collect,
+      [],
+    )
+    .option("--header <Name: value>", "HTTP header (repeat); credentials go to .env", collect, [])
+    .option("--timeout <seconds>", "seconds before a call gives up (default 300)", parseSeconds)
+    .option("--disabled", "add it turned off")
+    .option("--json", "print JSON")
+    .action(async (name: string, options: AddOptions) => {
+      const c = ctx();
+      const paths = await c.home();
+      const plan = planMcpServerAdd(await readConfigText(paths.config), paths.config, {
+        name,
+        command: options.command,
+        args: options.arg,
+        url: options.url,
+        env: pairs(options.env, "=", "NAME=value"),
+        headers: pairs(options.header, ":", "Name: value"),
+        timeout: options.timeout,
+        enabled: options.disabled ? false : undefined,
+      });
+      for (const secret of plan.secrets) await writeEnvValue(paths.env, secret.name, secret.value);
+      await writeConfigText(paths.config, plan.text);
+      const loaded = await loadConfigFile(paths.config);
+      const server = describeMcpServers(loaded.config.mcp_servers).find((s) => s.name === name)!;
+      if (options.json) {
+        return printJson(c.io, {
+          profile: paths.name,
+          file: paths.config,
+          server,
+          secrets: plan.secrets.map((secret) => secret.name),
+        });
+      }
+      c.io.out(`Added MCP server ${describe(server)} to ${paths.config}\n`);
+      for (const secret of plan.secrets) c.io.out(`Stored ${secret.name} in ${paths.env}\n`);
+    });
+
+  mcp.command("remove <name>")
+    .alias("rm")
+    .description("remove a server (its .env secrets stay)")
+    .option("--json", "print JSON")
+    .action(async (name: string, options: { json?: boolean }) => {
+      const c = ctx();
+      const paths = await c.home();
+      const text = planMcpServerRemove(await readConfigText(paths.config), paths.config, name);
+      await writeConfigText(paths.config, text);
+      if (options.json) return printJson(c.io, { profile: paths.name, removed: name });
+      c.io.out(`Removed MCP server ${name} from ${paths.config}\n`);
+    });
+}

@@ -1,0 +1,109 @@
+/**
+ * Reading request input: optional JSON bodies, typed body fields and
+ * numeric query parameters. Every mistake is a 400 in the error envelope
+ * that names the field.
+ *
+ * @module
+ */
+
+import type { Context } from "hono";
+import { ApiError } from "./errors.ts";
+
+type Body = Record<string, unknown>;
+
+function bad(message: string): ApiError {
+  return new ApiError(400, "bad_request", message);
+}
+
+/** A JSON object body, or `{}` when the request has none. */
+export async function optionalJsonBody(c: Context): Promise<Body> {
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw bad("The request body must be a JSON object");
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw bad("The request body must be a JSON object");
+  }
+  return body as Body;
+}
+
+/** A string field; `required` makes a missing or blank one a 400. */
+export function stringField(body: Body, key: string, required: true): string;
+export function stringField(body: Body, key: string, required?: false): string | undefined;
+export function stringField(body: Body, key: string, required = false): string | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) {
+    if (required) throw bad(`"${key}" is required`);
+    return undefined;
+  }
+  if (typeof value !== "string") throw bad(`"${key}" must be a string`);
+  if (required && value.trim() === "") throw bad(`"${key}" must not be empty`);
+  return value;
+}
+
+/** A boolean field, or undefined when absent. */
+export function booleanField(body: Body, key: string): boolean | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "boolean") throw bad(`"${key}" must be true or false`);
+  return value;
+}
+
+/** A finite number field, or undefined when absent. */
+export function numberField(body: Body, key: string): number | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value)) throw bad(`"${key}" must be a number`);
+  return value;
+}
+
+/** An array-of-strings field, or undefined when absent. */
+export function stringArrayField(body: Body, key: string): string[] | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
+    throw bad(`"${key}" must be a list of strings`);
+  }
+  return value as string[];
+}
+
+/** An object-of-strings field (`{NAME: "value"}`), or undefined when absent. */
+export function stringRecordField(body: Body, key: string): Record<string, string> | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (
+    typeof value !== "object" || Array.isArray(value) ||
+    Object.values(value).some((item) => typeof item !== "string")
+  ) {
+    throw bad(`"${key}" must be an object of string values`);
+  }
+  return value as Record<string, string>;
+}
+
+/** An object field, or undefined when absent. */
+export function objectField(body: Body, key: string): Body | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) throw bad(`"${key}" must be an object`);
+  return value as Body;
+}
+
+/** A whole-number query parameter within bounds, or `fallback` when absent. */
+export function intQuery(
+  c: Context,
+  name: string,
+  fallback: number,
+  bounds: { min: number; max: number },
+): number {
+  const raw = c.req.query(name);
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
+    throw bad(`?${name} must be a whole number from ${bounds.min} to ${bounds.max}; got "${raw}"`);
+  }
+  return value;
+}

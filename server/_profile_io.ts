@@ -1,0 +1,93 @@
+/**
+ * A profile's files as the management routes use them: credentials looked
+ * up the way a session does (the profile's `.env`, then the server's
+ * environment), config loading, and writes that put secrets in `.env`
+ * before the config that references them.
+ *
+ * @module
+ */
+
+import { type EnvLookup, type LoadedConfig, removeEnvValue } from "../core/config/mod.ts";
+import {
+  ensureProfileHome,
+  loadConfigFile,
+  type ProfilePaths,
+  readEnvFile,
+  writeConfigText,
+  writeEnvValue,
+  writeFileAtomic,
+} from "../adapters/home/mod.ts";
+import type { ServerDeps } from "./deps.ts";
+
+/** A profile's credentials: its own `.env` values and the combined lookup. */
+export interface ProfileCredentials {
+  /** Only the profile's `.env`. */
+  dotenv: ReadonlyMap<string, string>;
+  /** The `.env` first, then the server's environment (as a chat session resolves keys). */
+  lookup: EnvLookup;
+  /** Where a variable comes from, or null when it is not set. */
+  source(name: string): "env_file" | "environment" | null;
+}
+
+/** Reads the profile's credentials. */
+export async function profileCredentials(
+  paths: ProfilePaths,
+  deps: ServerDeps,
+): Promise<ProfileCredentials> {
+  const dotenv = (await readEnvFile(paths.env)).values;
+  const set = (value: string | undefined) => value !== undefined && value.trim() !== "";
+  return {
+    dotenv,
+    lookup: (name) => dotenv.get(name) ?? deps.env[name],
+    source: (name) =>
+      set(dotenv.get(name)) ? "env_file" : set(deps.env[name]) ? "environment" : null,
+  };
+}
+
+/** Loads config.yaml as written (`${NAME}` kept), defaults filled in. */
+export function loadProfileConfig(paths: ProfilePaths, env?: EnvLookup): Promise<LoadedConfig> {
+  return loadConfigFile(paths.config, env);
+}
+
+/** A secret to store in `.env`. */
+export interface EnvWrite {
+  name: string;
+  value: string;
+}
+
+/**
+ * Writes `.env` values first, then the new config text (when there is one),
+ * so the config never references a secret that is not stored yet. Both
+ * writes are atomic; the home is created when missing.
+ */
+export async function writeProfileFiles(
+  paths: ProfilePaths,
+  change: { text: string | null; secrets: readonly EnvWrite[] },
+): Promise<void> {
+  await ensureProfileHome(paths);
+  for (const secret of change.secrets) await writeEnvValue(paths.env, secret.name, secret.value);
+  if (change.text !== null) await writeConfigText(paths.config, change.text);
+}
+
+async function readEnvText(path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return "";
+    throw error;
+  }
+}
+
+/** Removes variables from `.env` (atomic, 0600); returns the names that were there. */
+export async function removeEnvVariables(
+  paths: ProfilePaths,
+  names: readonly string[],
+): Promise<string[]> {
+  const present = (await readEnvFile(paths.env)).values;
+  const removed = names.filter((name) => present.has(name));
+  if (removed.length === 0) return [];
+  let text = await readEnvText(paths.env);
+  for (const name of removed) text = removeEnvValue(text, name);
+  await writeFileAtomic(paths.env, text, { mode: 0o600, forceMode: true });
+  return removed;
+}

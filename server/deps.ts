@@ -1,0 +1,40 @@
+/**
+ * What the dashboard server needs from the outside world. The CLI builds
+ * this and calls {@link createApp}; tests build their own.
+ *
+ * @module
+ */
+
+/** Where the server listens; decides CORS, the WebSocket origin guard and token injection. */
+export interface BindAddress {
+  host: string;
+  port: number;
+}
+
+/** Dependencies of the dashboard app. */
+export interface ServerDeps {
+  /** The Herald root home (the default profile's home; named profiles under profiles/). */
+  root: string;
+  /** The per-process session token that gates /api and WebSockets. */
+  token: string;
+  bind: BindAddress;
+  /** Herald's version, for /api/status. */
+  version: string;
+  /** Epoch ms the server started, for uptime. */
+  startedAt: number;
+  /**
+   * A profile every request is pinned to (`--isolated`, or the default when
+   * launched through a profile alias); absent for a machine dashboard.
+   */
+  pinnedProfile?: string;
+  /** Process environment (credentials fallback, child processes). */
+  env: Record<string, string | undefined>;
+  /** Command that runs the `herald` CLI in child processes (update, restart, pty, MCP installs). */
+  heraldCommand: readonly string[];
+  /** What the web terminal (`/api/pty`) runs: `herald chat` (default) or the user's shell (`--tui`). */
+  ptyMode?: "chat" | "shell";
+  /** Working directory for chat sessions and terminals (default: the server's). */
+  cwd?: string;
+  /** Clock, for tests. */
+  now?: () => number;
+}

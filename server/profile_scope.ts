@@ -1,0 +1,70 @@
+/**
+ * Profile scoping for management endpoints: an optional `profile` in the
+ * query string or, on writes, in the JSON body (the body wins). Without it
+ * the unscoped behaviour applies (the pinned profile, else the default).
+ * An unknown or invalid profile is a 404, never a 200 or 500.
+ *
+ * @module
+ */
+
+import type { Context } from "hono";
+import { DEFAULT_PROFILE, parseProfileSelector } from "../core/profiles/mod.ts";
+import { profileExists, type ProfilePaths, profilePaths } from "../adapters/home/mod.ts";
+import type { ServerDeps } from "./deps.ts";
+import { ApiError } from "./errors.ts";
+
+/** The `profile` a request names: the JSON body's field wins over the query string. */
+export function requestedProfile(c: Context, body?: unknown): string | undefined {
+  const fromBody = body && typeof body === "object"
+    ? (body as Record<string, unknown>).profile
+    : undefined;
+  if (typeof fromBody === "string" && fromBody.trim() !== "") return fromBody;
+  const fromQuery = c.req.query("profile");
+  return fromQuery && fromQuery.trim() !== "" ? fromQuery : undefined;
+}
+
+/**
+ * The profile a request is scoped to.
+ *
+ * @throws ApiError 404 for a profile that does not exist (or that a pinned server does not serve).
+ */
+export async function scopedProfile(
+  c: Context,
+  deps: ServerDeps,
+  body?: unknown,
+): Promise<ProfilePaths> {
+  const requested = requestedProfile(c, body);
+  const fallback = deps.pinnedProfile ?? DEFAULT_PROFILE;
+  let name: string;
+  try {
+    name = requested === undefined ? fallback : parseProfileSelector(requested);
+  } catch {
+    throw new ApiError(404, "profile_not_found", `Profile ${JSON.stringify(requested)} not found`);
+  }
+  if (deps.pinnedProfile && name !== deps.pinnedProfile) {
+    throw new ApiError(
+      404,
+      "profile_not_found",
+      `Profile "${name}" is not served here (this dashboard is pinned to "${deps.pinnedProfile}")`,
+    );
+  }
+  const paths = profilePaths(deps.root, name);
+  if (name !== DEFAULT_PROFILE && !(await profileExists(paths))) {
+    throw new ApiError(404, "profile_not_found", `Profile "${name}" not found`);
+  }
+  return paths;
+}
+
+/** Reads a JSON object body; a missing or invalid body is a 400. */
+export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new ApiError(400, "bad_request", "The request body must be a JSON object");
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw new ApiError(400, "bad_request", "The request body must be a JSON object");
+  }
+  return body as Record<string, unknown>;
+}

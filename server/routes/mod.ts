@@ -1,0 +1,39 @@
+/**
+ * Every /api route family, registered in this order by createApp.
+ *
+ * @module
+ */
+
+import type { Hono } from "hono";
+import type { ServerDeps } from "../deps.ts";
+import { registerStatusRoutes } from "./status.ts";
+import { registerConfigRoutes } from "./config.ts";
+import { registerEnvRoutes } from "./env.ts";
+import { registerModelRoutes } from "./model.ts";
+import { registerMcpRoutes } from "./mcp.ts";
+import { registerMessagingRoutes } from "./messaging.ts";
+import { registerProvidersRoutes } from "./providers.ts";
+import { registerSessionsRoutes } from "./sessions.ts";
+import { registerSkillsRoutes } from "./skills.ts";
+import { registerActionsRoutes } from "./actions.ts";
+import { registerWsRoutes } from "./ws.ts";
+import { registerPtyRoutes } from "./pty.ts";
+
+/** Adds one family of routes to the app. */
+export type RouteFamily = (app: Hono, deps: ServerDeps) => void;
+
+/** The route families, in registration order. */
+export const API_ROUTES: readonly RouteFamily[] = [
+  registerStatusRoutes,
+  registerConfigRoutes,
+  registerEnvRoutes,
+  registerModelRoutes,
+  registerMcpRoutes,
+  registerMessagingRoutes,
+  registerProvidersRoutes,
+  registerSessionsRoutes,
+  registerSkillsRoutes,
+  registerActionsRoutes,
+  registerWsRoutes,
+  registerPtyRoutes,
+];

@@ -1,0 +1,51 @@
+/**
+ * `/api/pty`: a WebSocket joined to a pseudo-terminal running `herald chat`
+ * (or the user's shell in terminal mode) for the selected profile.
+ * `?profile=` points the program's HERALD_HOME at that profile (unknown: 404
+ * before the upgrade), `?resume=<id>` continues a stored session. Framing:
+ * server/ws/pty_bridge.ts. The token and origin guard run in the app's
+ * middleware before the upgrade.
+ *
+ * @module
+ */
+
+import type { Hono } from "hono";
+import { upgradeWebSocket } from "hono/deno";
+import type { ServerDeps } from "../deps.ts";
+import { scopedProfile } from "../profile_scope.ts";
+import { PtyBridge } from "../ws/pty_bridge.ts";
+import { parseResume, ptyLaunch, ptyMode } from "../ws/pty_launch.ts";
+import { upgradeRequired } from "../ws/upgrade.ts";
+
+/** Registers the pty routes. */
+export function registerPtyRoutes(app: Hono, deps: ServerDeps): void {
+  app.get(
+    "/api/pty",
+    upgradeWebSocket(async (c) => {
+      const paths = await scopedProfile(c, deps);
+      const resume = parseResume(c.req.query("resume"));
+      const launch = ptyLaunch(deps, paths, {
+        mode: ptyMode(deps),
+        resume,
+        cwd: deps.cwd ?? Deno.cwd(),
+      });
+      // Frames that arrive while the program starts wait for it, in order.
+      let bridge: Promise<PtyBridge | undefined> = Promise.resolve(undefined);
+      return {
+        onOpen(_event, ws) {
+          const socket = ws.raw as WebSocket;
+          socket.binaryType = "arraybuffer";
+          bridge = PtyBridge.start(socket, launch);
+        },
+        onMessage(event) {
+          const data = event.data;
+          bridge.then((joined) => joined?.receive(data));
+        },
+        onClose() {
+          bridge.then((joined) => joined?.close()).catch(() => {});
+        },
+      };
+    }),
+  );
+  app.get("/api/pty", upgradeRequired);
+}

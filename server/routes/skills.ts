@@ -1,0 +1,156 @@
+/**
+ * `/api/skills` and `/api/bundles`: the profile's skills (from the skill
+ * catalog) and its skill bundles (list, show, create, delete), the same
+ * files `herald skills` and `herald bundles` manage.
+ *
+ * @module
+ */
+
+import type { Hono } from "hono";
+import { createSlashRegistry } from "../../core/commands/mod.ts";
+import {
+  BundleExistsError,
+  BundleInvalidError,
+  bundleLabel,
+  BundleNotFoundError,
+  findBundle,
+  resolveBundle,
+  type SkillBundle,
+  type SkillCatalogSnapshot,
+  type SkillInfo,
+} from "../../core/skills/mod.ts";
+import {
+  bundlesDir,
+  createSkillCatalog,
+  deleteBundle,
+  saveBundle,
+} from "../../adapters/skills/mod.ts";
+import type { ServerDeps } from "../deps.ts";
+import { ApiError } from "../errors.ts";
+import { jsonBody, scopedProfile } from "../profile_scope.ts";
+import { booleanField, optionalJsonBody, stringArrayField, stringField } from "../_input.ts";
+
+function skillView(skill: SkillInfo, available: boolean) {
+  return {
+    name: skill.name,
+    slug: skill.slug,
+    command: `/${skill.slug}`,
+    description: skill.description,
+    category: skill.category ?? null,
+    version: skill.version ?? null,
+    platforms: skill.platforms ?? null,
+    path: skill.relDir,
+    available,
+  };
+}
+
+function bundleView(
+  bundle: SkillBundle,
+  snapshot: SkillCatalogSnapshot,
+  builtins: ReadonlySet<string>,
+) {
+  const resolution = resolveBundle(bundle, snapshot);
+  return {
+    name: bundle.name,
+    slug: bundle.slug,
+    command: `/${bundle.slug}`,
+    description: bundle.description,
+    label: bundleLabel(bundle),
+    skills: bundle.skills,
+    loaded: resolution.skills.map((skill) => skill.slug),
+    missing: resolution.missing,
+    unavailable: resolution.unavailable,
+    instruction: bundle.instruction ?? null,
+    file: bundle.file,
+    note: builtins.has(bundle.slug)
+      ? `/${bundle.slug} is a built-in command; this bundle cannot be invoked`
+      : null,
+  };
+}
+
+/** Bundle errors as HTTP: missing is 404, existing is 409, invalid is 400. */
+function bundleError(error: unknown): never {
+  if (error instanceof BundleNotFoundError) throw new ApiError(404, error.code, error.message);
+  if (error instanceof BundleExistsError) throw new ApiError(409, error.code, error.message);
+  if (error instanceof BundleInvalidError) throw new ApiError(400, error.code, error.message);
+  throw error;
+}
+
+/** Registers the skills routes. */
+export function registerSkillsRoutes(app: Hono, deps: ServerDeps): void {
+  const builtins = () => createSlashRegistry().names();
+
+  app.get("/api/skills", async (c) => {
+    const paths = await scopedProfile(c, deps);
+    const snapshot = await createSkillCatalog(paths.home).snapshot();
+    return c.json({
+      profile: paths.name,
+      skills: [
+        ...snapshot.skills.map((skill) => skillView(skill, true)),
+        ...snapshot.hidden.map((skill) => skillView(skill, false)),
+      ],
+      warnings: snapshot.warnings,
+    });
+  });
+
+  app.get("/api/bundles", async (c) => {
+    const paths = await scopedProfile(c, deps);
+    const snapshot = await createSkillCatalog(paths.home).snapshot();
+    const names = builtins();
+    return c.json({
+      profile: paths.name,
+      bundles: snapshot.bundles.map((bundle) => bundleView(bundle, snapshot, names)),
+      warnings: snapshot.warnings.filter((w) => w.file.startsWith(bundlesDir(paths.home))),
+    });
+  });
+
+  app.get("/api/bundles/:name", async (c) => {
+    const paths = await scopedProfile(c, deps);
+    const name = c.req.param("name");
+    const snapshot = await createSkillCatalog(paths.home).snapshot();
+    const bundle = findBundle(snapshot.bundles, name);
+    if (!bundle) bundleError(new BundleNotFoundError(name, bundlesDir(paths.home)));
+    return c.json({ profile: paths.name, bundle: bundleView(bundle, snapshot, builtins()) });
+  });
+
+  app.post("/api/bundles", async (c) => {
+    const body = await jsonBody(c);
+    const paths = await scopedProfile(c, deps, body);
+    const name = stringField(body, "name", true);
+    const skills = stringArrayField(body, "skills") ?? [];
+    let saved;
+    try {
+      saved = await saveBundle(paths.home, {
+        name,
+        skills,
+        description: stringField(body, "description"),
+        instruction: stringField(body, "instruction"),
+      }, { force: booleanField(body, "force") ?? false });
+    } catch (error) {
+      bundleError(error);
+    }
+    const snapshot = await createSkillCatalog(paths.home).snapshot();
+    const bundle = findBundle(snapshot.bundles, saved.slug);
+    return c.json({
+      ok: true,
+      profile: paths.name,
+      replaced: saved.replaced,
+      bundle: bundle
+        ? bundleView(bundle, snapshot, builtins())
+        : { slug: saved.slug, file: saved.file },
+    }, saved.replaced ? 200 : 201);
+  });
+
+  app.delete("/api/bundles/:name", async (c) => {
+    const body = await optionalJsonBody(c);
+    const paths = await scopedProfile(c, deps, body);
+    const name = c.req.param("name");
+    let file: string;
+    try {
+      file = await deleteBundle(paths.home, name);
+    } catch (error) {
+      bundleError(error);
+    }
+    return c.json({ ok: true, profile: paths.name, deleted: name, file });
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * The `/api/pty` bridge between a WebSocket and a pseudo-terminal.
+ *
+ * Framing, chosen so typed input can never be taken for a command:
+ * - client → server, **binary** frame: bytes typed into the terminal (UTF-8);
+ * - client → server, **text** frame: one JSON control message,
+ *   `{"type":"resize","cols":N,"rows":M}` (1-1000 each);
+ * - server → client, **binary** frame: terminal output (UTF-8);
+ * - server → client, **text** frame: one JSON control message,
+ *   `{"type":"exit","exit_code":N,"signal":S|null}` when the program ends (the
+ *   socket then closes with 1000), or `{"type":"error","message":"..."}` for a
+ *   control frame that was not understood.
+ *
+ * When the socket closes, the program and every process of its terminal
+ * session are ended (hang-up and SIGTERM, then SIGKILL after a grace).
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { type PtyProcess, type PtySpawnOptions, spawnPty } from "../../adapters/pty/mod.ts";
+
+/** A control message from the client (text frame). */
+export const PtyControl = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("resize"),
+    cols: z.number().int().min(1).max(1000),
+    rows: z.number().int().min(1).max(1000),
+  }),
+]);
+
+/** A parsed client control message. */
+export type PtyControl = z.infer<typeof PtyControl>;
+
+/** The parts of a WebSocket the bridge uses. */
+export interface BridgeSocket {
+  send(data: string | Uint8Array<ArrayBuffer>): void;
+  close(code?: number, reason?: string): void;
+  readonly readyState: number;
+}
+
+/** Reads a text frame as a control message, or says why it is not one. */
+export function parsePtyControl(text: string): { ok: true; control: PtyControl } | {
+  ok: false;
+  message: string;
+} {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return {
+      ok: false,
+      message: "Text frames are control messages (JSON); send typed input as binary frames",
+    };
+  }
+  const parsed = PtyControl.safeParse(value);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      message: 'Unknown control message; expected {"type":"resize","cols":N,"rows":M} ' +
+        "with cols and rows between 1 and 1000",
+    };
+  }
+  return { ok: true, control: parsed.data };
+}
+
+const OPEN = 1;
+
+/** One socket joined to one terminal program. */
+export class PtyBridge {
+  readonly #socket: BridgeSocket;
+  readonly #pty: PtyProcess;
+  readonly #decoder = new TextDecoder();
+  readonly #encoder = new TextEncoder();
+  #closed = false;
+
+  private constructor(socket: BridgeSocket, pty: PtyProcess) {
+    this.#socket = socket;
+    this.#pty = pty;
+    pty.onData((text) => {
+      if (this.#socket.readyState === OPEN) this.#socket.send(this.#encoder.encode(text));
+    });
+    pty.onExit((exit) => {
+      if (this.#closed) return;
+      this.#control({ type: "exit", exit_code: exit.exitCode, signal: exit.signal ?? null });
+      if (this.#socket.readyState === OPEN) this.#socket.close(1000, "terminal program exited");
+      // Jobs the program left behind in its terminal session go too.
+      this.close();
+    });
+  }
+
+  /**
+   * Starts the program and joins it to `socket`. When it cannot be started,
+   * an error control frame is sent and the socket closed with 1011.
+   */
+  static async start(
+    socket: BridgeSocket,
+    launch: PtySpawnOptions,
+  ): Promise<PtyBridge | undefined> {
+    try {
+      return new PtyBridge(socket, await spawnPty(launch));
+    } catch (error) {
+      if (socket.readyState === OPEN) {
+        socket.send(JSON.stringify({
+          type: "error",
+          message: `Could not start ${launch.file}: ${(error as Error).message}`,
+        }));
+        socket.close(1011, "terminal program did not start");
+      }
+      return undefined;
+    }
+  }
+
+  /** Handles a frame from the client (binary frames arrive as ArrayBuffer: binaryType "arraybuffer"). */
+  receive(data: unknown): void {
+    if (this.#closed) return;
+    if (typeof data === "string") {
+      const parsed = parsePtyControl(data);
+      if (!parsed.ok) this.#control({ type: "error", message: parsed.message });
+      else this.#pty.resize(parsed.control.cols, parsed.control.rows);
+      return;
+    }
+    if (!(data instanceof ArrayBuffer || ArrayBuffer.isView(data))) return;
+    const bytes = data instanceof ArrayBuffer
+      ? new Uint8Array(data)
+      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const text = this.#decoder.decode(bytes, { stream: true });
+    if (text !== "") this.#pty.write(text);
+  }
+
+  /** Ends the program and its whole terminal session; resolves when nothing of it runs. */
+  close(): Promise<void> {
+    this.#closed = true;
+    return this.#pty.terminate();
+  }
+
+  #control(message: Record<string, unknown>): void {
+    if (this.#socket.readyState === OPEN) this.#socket.send(JSON.stringify(message));
+  }
+}
