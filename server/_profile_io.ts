@@ -11,37 +11,24 @@ import { type EnvLookup, type LoadedConfig, removeEnvValue } from "../core/confi
 import {
   ensureProfileHome,
   loadConfigFile,
+  type ProfileCredentials,
   type ProfilePaths,
   readEnvFile,
+  readProfileCredentials,
   writeConfigText,
   writeEnvValue,
   writeFileAtomic,
 } from "../adapters/home/mod.ts";
 import type { ServerDeps } from "./deps.ts";
 
-/** A profile's credentials: its own `.env` values and the combined lookup. */
-export interface ProfileCredentials {
-  /** Only the profile's `.env`. */
-  dotenv: ReadonlyMap<string, string>;
-  /** The `.env` first, then the server's environment (as a chat session resolves keys). */
-  lookup: EnvLookup;
-  /** Where a variable comes from, or null when it is not set. */
-  source(name: string): "env_file" | "environment" | null;
-}
+export type { ProfileCredentials } from "../adapters/home/mod.ts";
 
-/** Reads the profile's credentials. */
-export async function profileCredentials(
+/** Reads the profile's credentials, with the server's environment as the fallback. */
+export function profileCredentials(
   paths: ProfilePaths,
   deps: ServerDeps,
 ): Promise<ProfileCredentials> {
-  const dotenv = (await readEnvFile(paths.env)).values;
-  const set = (value: string | undefined) => value !== undefined && value.trim() !== "";
-  return {
-    dotenv,
-    lookup: (name) => dotenv.get(name) ?? deps.env[name],
-    source: (name) =>
-      set(dotenv.get(name)) ? "env_file" : set(deps.env[name]) ? "environment" : null,
-  };
+  return readProfileCredentials(paths, deps.env);
 }
 
 /** Loads config.yaml as written (`${NAME}` kept), defaults filled in. */

@@ -14,3 +14,4 @@ export * from "./active_profile.ts";
 export * from "./clone.ts";
 export * from "./profile_meta.ts";
 export * from "./profile_skills.ts";
+export * from "./credentials.ts";

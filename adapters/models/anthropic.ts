@@ -5,6 +5,7 @@
  * @module
  */
 
+import { importLazily } from "../_lazy.ts";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import type {
@@ -55,7 +56,9 @@ export function createAnthropicClient(
   // (the dashboard at idle, most CLI commands) do not pay for loading it.
   let sdk: Promise<Anthropic> | undefined;
   const loadSdk = () =>
-    sdk ??= import("@anthropic-ai/sdk").then(({ default: Sdk }) => new Sdk(sdkOptions));
+    sdk ??= importLazily<typeof import("@anthropic-ai/sdk")>("@anthropic-ai/sdk").then((
+      { default: Sdk },
+    ) => new Sdk(sdkOptions));
   const sdkOptions: ConstructorParameters<typeof Anthropic>[0] = {
     apiKey: settings.apiKey || NO_KEY,
     baseURL: settings.baseUrl,

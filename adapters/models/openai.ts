@@ -6,6 +6,7 @@
  * @module
  */
 
+import { importLazily } from "../_lazy.ts";
 import type OpenAI from "openai";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import type {
@@ -53,7 +54,10 @@ export function createOpenAIClient(
   // The SDK is loaded on the first call, so processes that never call a model
   // (the dashboard at idle, most CLI commands) do not pay for loading it.
   let sdk: Promise<OpenAI> | undefined;
-  const loadSdk = () => sdk ??= import("openai").then(({ default: Sdk }) => new Sdk(sdkOptions));
+  const loadSdk = () =>
+    sdk ??= importLazily<typeof import("openai")>("openai").then(({ default: Sdk }) =>
+      new Sdk(sdkOptions)
+    );
   const sdkOptions: ConstructorParameters<typeof OpenAI>[0] = {
     apiKey: settings.apiKey || NO_KEY,
     baseURL: settings.baseUrl,

@@ -11,6 +11,7 @@
  * @module
  */
 
+import { importLazily } from "../_lazy.ts";
 import { HeraldError } from "../../core/errors.ts";
 import { killSession } from "./_session_kill.ts";
 
@@ -75,7 +76,7 @@ export class PtyUnavailableError extends HeraldError {
 
 async function loadAddon(): Promise<typeof import("@lydell/node-pty")> {
   try {
-    return await import("@lydell/node-pty");
+    return await importLazily<typeof import("@lydell/node-pty")>("@lydell/node-pty");
   } catch (error) {
     throw new PtyUnavailableError((error as Error).message, { cause: error });
   }

@@ -25,7 +25,7 @@ import {
   loadConfigFile,
   type ProfilePaths,
   profileSessionFiles,
-  readEnvFile,
+  readProfileCredentials,
 } from "../home/mod.ts";
 import { createModelClient } from "../models/mod.ts";
 import { loadPlugins } from "../plugins/load.ts";
@@ -83,8 +83,7 @@ async function readOptional(path: string): Promise<string | undefined> {
 
 /** Credentials: the profile's `.env` first, then the process environment `env`. */
 export async function profileCredentials(paths: ProfilePaths, env: Env): Promise<EnvLookup> {
-  const dotenv = (await readEnvFile(paths.env)).values;
-  return (name) => dotenv.get(name) ?? env[name];
+  return (await readProfileCredentials(paths, env)).lookup;
 }
 
 /** Reports a problem in a file that did not stop loading (config keys, broken skills). */

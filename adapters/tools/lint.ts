@@ -8,6 +8,7 @@
  * @module
  */
 
+import { importLazily } from "../_lazy.ts";
 import { basename as pathBasename, extname } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { LintResult } from "../../core/tools/types.ts";
@@ -206,7 +207,9 @@ let typescript: Promise<TypeScript> | undefined;
 /** Loads the TypeScript compiler once, on first use (it takes about 100 ms). */
 function loadTypeScript(): Promise<TypeScript> {
   if (!typescript) {
-    typescript = import("typescript").then((module) => module.default);
+    typescript = importLazily<{ default: TypeScript }>("typescript").then((module) =>
+      module.default
+    );
     typescript.catch(() => {
       typescript = undefined;
     });

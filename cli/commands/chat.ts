@@ -20,7 +20,7 @@ import type { CliContext } from "../context.ts";
 import { type Output, printJson } from "../io.ts";
 import { createApprovalHandler } from "../chat/approval.ts";
 import { LineReader } from "../chat/lines.ts";
-import { type ChatRuntime, openChatRuntime } from "../chat/runtime.ts";
+import type { ChatRuntime } from "../chat/runtime.ts";
 
 interface ChatOptions {
   query?: string;
@@ -221,6 +221,11 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
           );
         },
       });
+      // Loaded here through a variable (Deno pre-loads literal dynamic imports), so other
+      // commands, the dashboard above all, do not carry the agent runtime.
+      const runtimeModule = "../chat/runtime.ts";
+      const { openChatRuntime } =
+        (await import(runtimeModule)) as typeof import("../chat/runtime.ts");
       const runtime = await openChatRuntime(c, {
         safeMode: options.safeMode ?? false,
         model: options.model,

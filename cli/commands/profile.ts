@@ -31,6 +31,7 @@ import {
   listProfiles,
   loadConfigFile,
   type ProfilePaths,
+  readProfileCredentials,
   readProfileMeta,
   requireProfile,
   updateProfileMeta,
@@ -38,7 +39,6 @@ import {
 } from "../../adapters/home/mod.ts";
 import { createModelClient } from "../../adapters/models/mod.ts";
 import { LineReader } from "../chat/lines.ts";
-import { credentialLookup } from "../chat/runtime.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 
@@ -161,7 +161,7 @@ async function autoDescribe(
   if (isUserAuthored(meta) && !overwrite) {
     return { profile: paths.name, status: "kept", ...meta };
   }
-  const env = await credentialLookup(c, paths);
+  const env = (await readProfileCredentials(paths, c.env)).lookup;
   const loaded = await loadConfigFile(paths.config, env);
   c.warn(paths.config, loaded.warnings);
   const config = loaded.config;

@@ -42,11 +42,17 @@ import {
   writeConfigText,
 } from "../../adapters/home/mod.ts";
 import { createSkillCatalog } from "../../adapters/skills/mod.ts";
-import {
-  type ChatRuntime,
-  loadProfileConfig,
-  openProfileRuntime,
-} from "../../adapters/runtime/profile_runtime.ts";
+import type { ChatRuntime } from "../../adapters/runtime/profile_runtime.ts";
+
+/**
+ * The runtime assembly (tools, agent, skills, model clients) is loaded on the
+ * first session or runtime check, so an idle dashboard does not hold it.
+ */
+function runtimeModule(): Promise<typeof import("../../adapters/runtime/profile_runtime.ts")> {
+  // Through a variable: Deno pre-loads the graph behind a literal dynamic import.
+  const specifier = "../../adapters/runtime/profile_runtime.ts";
+  return import(specifier);
+}
 import { ApprovalBroker } from "./approvals.ts";
 import { domainError, handleFrame, method, notification, type RpcMethods } from "./jsonrpc.ts";
 
@@ -204,7 +210,7 @@ export class GatewayConnection {
     const key = newSessionKey();
     // Rules approved "always": config `approvals.allow` plus this session's answers.
     const allowed = new Set<string>();
-    const runtime = await openProfileRuntime(paths, {
+    const runtime = await (await runtimeModule()).openProfileRuntime(paths, {
       safeMode: false,
       source: GATEWAY_SOURCE,
       cwd: this.#options.cwd,
@@ -411,7 +417,7 @@ export class GatewayConnection {
     const paths = await this.#options.resolveProfile(profile);
     let loaded;
     try {
-      loaded = await loadProfileConfig(paths, {
+      loaded = await (await runtimeModule()).loadProfileConfig(paths, {
         env: this.#options.env,
         safeMode: false,
         onWarning: () => {},

@@ -1,0 +1,38 @@
+/**
+ * A profile's credentials as every surface resolves them: the profile's
+ * `.env` first, then the process environment.
+ *
+ * @module
+ */
+
+import type { EnvLookup } from "../../core/config/mod.ts";
+import { readEnvFile } from "./env_file.ts";
+import type { ProfilePaths } from "./layout.ts";
+
+/** A profile's credentials: its own `.env` values and the combined lookup. */
+export interface ProfileCredentials {
+  /** Only the profile's `.env`. */
+  dotenv: ReadonlyMap<string, string>;
+  /** The `.env` first, then the environment (how a chat session resolves keys). */
+  lookup: EnvLookup;
+  /** Where a variable comes from, or null when it is not set. */
+  source(name: string): "env_file" | "environment" | null;
+}
+
+/**
+ * Reads the profile's credentials.
+ *
+ * @throws EnvFileError when `.env` exists but cannot be read as text.
+ */
+export async function readProfileCredentials(
+  paths: ProfilePaths,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ProfileCredentials> {
+  const dotenv = (await readEnvFile(paths.env)).values;
+  const set = (value: string | undefined) => value !== undefined && value.trim() !== "";
+  return {
+    dotenv,
+    lookup: (name) => dotenv.get(name) ?? env[name],
+    source: (name) => set(dotenv.get(name)) ? "env_file" : set(env[name]) ? "environment" : null,
+  };
+}
