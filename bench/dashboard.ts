@@ -135,7 +135,10 @@ async function idleRss(home: string): Promise<number> {
   }
 }
 
-/** Measures both servers one after the other with the same load, then the idle RSS. */
+/**
+ * Measures both servers with the same load (two alternating rounds, the best
+ * of each), then the idle RSS.
+ */
 export async function benchDashboard(seconds = 8, connections = 50): Promise<DashboardBenchResult> {
   const home = await Deno.makeTempDir({ prefix: "herald-bench-" });
   const wrk = await hasWrk();

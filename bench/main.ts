@@ -47,8 +47,8 @@ const dashboard = await benchDashboard();
 console.log([
   `## Dashboard server (${today}, ${machine})`,
   "",
-  `Load: ${dashboard.tool}, ${dashboard.connections} connections, ${dashboard.seconds} s per endpoint after a 1 s ` +
-  "warm-up, each endpoint in its own server process on 127.0.0.1.",
+  `Load: ${dashboard.tool}, ${dashboard.connections} connections, ${dashboard.seconds} s per run after a 1 s ` +
+  "warm-up, each endpoint in its own server process on 127.0.0.1; two alternating rounds, best of each.",
   "",
   "| endpoint | requests/s |",
   "| --- | --- |",

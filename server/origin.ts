@@ -43,6 +43,7 @@ export function corsOrigin(origin: string | undefined, bind: BindAddress): strin
 export function hostAllowed(hostHeader: string | undefined, bind: BindAddress): boolean {
   if (!isLoopbackHost(bind.host)) return true;
   if (!hostHeader) return false;
+  if (hostHeader.startsWith("127.0.0.1:") || hostHeader.startsWith("localhost:")) return true;
   const host = hostHeader.replace(/:\d+$/, "");
   return isLoopbackHost(host);
 }
