@@ -136,7 +136,7 @@ async function idleRss(home: string): Promise<number> {
 }
 
 /**
- * Measures both servers with the same load (two alternating rounds, the best
+ * Measures both servers with the same load (three alternating rounds, the best
  * of each), then the idle RSS.
  */
 export async function benchDashboard(seconds = 8, connections = 50): Promise<DashboardBenchResult> {

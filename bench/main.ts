@@ -48,7 +48,7 @@ console.log([
   `## Dashboard server (${today}, ${machine})`,
   "",
   `Load: ${dashboard.tool}, ${dashboard.connections} connections, ${dashboard.seconds} s per run after a 1 s ` +
-  "warm-up, each endpoint in its own server process on 127.0.0.1; two alternating rounds, best of each.",
+  "warm-up, each endpoint in its own server process on 127.0.0.1; three alternating rounds, best of each.",
   "",
   "| endpoint | requests/s |",
   "| --- | --- |",
