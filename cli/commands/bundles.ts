@@ -11,8 +11,8 @@ import {
   BundleNotFoundError,
   findBundle,
   resolveBundle,
-  type SkillBundle,
   type SkillCatalogSnapshot,
+  summarizeBundle,
 } from "../../core/skills/mod.ts";
 import {
   bundlesDir,
@@ -26,31 +26,6 @@ import { builtinCommandNames, displayPath, printWarnings } from "./_skills_commo
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
-}
-
-/** A bundle as `--json` prints it. */
-function bundleRow(
-  bundle: SkillBundle,
-  snapshot: SkillCatalogSnapshot,
-  builtins: ReadonlySet<string>,
-) {
-  const resolution = resolveBundle(bundle, snapshot);
-  return {
-    name: bundle.name,
-    slug: bundle.slug,
-    command: `/${bundle.slug}`,
-    description: bundle.description,
-    label: bundleLabel(bundle),
-    skills: bundle.skills,
-    loaded: resolution.skills.map((skill) => skill.slug),
-    missing: resolution.missing,
-    unavailable: resolution.unavailable,
-    instruction: bundle.instruction ?? null,
-    file: bundle.file,
-    note: builtins.has(bundle.slug)
-      ? `/${bundle.slug} is a built-in command; this bundle cannot be invoked`
-      : null,
-  };
 }
 
 async function load(c: CliContext): Promise<{ home: string; snapshot: SkillCatalogSnapshot }> {
@@ -73,7 +48,7 @@ export function registerBundles(program: Command, ctx: () => CliContext): void {
       const c = ctx();
       const { home, snapshot } = await load(c);
       const builtins = builtinCommandNames();
-      const rows = snapshot.bundles.map((bundle) => bundleRow(bundle, snapshot, builtins));
+      const rows = snapshot.bundles.map((bundle) => summarizeBundle(bundle, snapshot, builtins));
       if (options.json) return printJson(c.io, rows);
       if (rows.length === 0) {
         return c.io.out(
@@ -98,7 +73,7 @@ export function registerBundles(program: Command, ctx: () => CliContext): void {
       const { home, snapshot } = await load(c);
       const bundle = findBundle(snapshot.bundles, name);
       if (!bundle) throw new BundleNotFoundError(name, displayPath(c, bundlesDir(home)));
-      const row = bundleRow(bundle, snapshot, builtinCommandNames());
+      const row = summarizeBundle(bundle, snapshot, builtinCommandNames());
       if (options.json) return printJson(c.io, row);
       c.io.out(`${row.command}  ${row.label}\n`);
       c.io.out(`Name:   ${row.name}\n`);

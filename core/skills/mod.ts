@@ -12,3 +12,4 @@ export * from "./catalog.ts";
 export * from "./messages.ts";
 export * from "./complete.ts";
 export * from "./errors.ts";
+export * from "./summary.ts";

@@ -11,13 +11,10 @@ import { createSlashRegistry } from "../../core/commands/mod.ts";
 import {
   BundleExistsError,
   BundleInvalidError,
-  bundleLabel,
   BundleNotFoundError,
   findBundle,
-  resolveBundle,
-  type SkillBundle,
-  type SkillCatalogSnapshot,
   type SkillInfo,
+  summarizeBundle,
 } from "../../core/skills/mod.ts";
 import {
   bundlesDir,
@@ -41,30 +38,6 @@ function skillView(skill: SkillInfo, available: boolean) {
     platforms: skill.platforms ?? null,
     path: skill.relDir,
     available,
-  };
-}
-
-function bundleView(
-  bundle: SkillBundle,
-  snapshot: SkillCatalogSnapshot,
-  builtins: ReadonlySet<string>,
-) {
-  const resolution = resolveBundle(bundle, snapshot);
-  return {
-    name: bundle.name,
-    slug: bundle.slug,
-    command: `/${bundle.slug}`,
-    description: bundle.description,
-    label: bundleLabel(bundle),
-    skills: bundle.skills,
-    loaded: resolution.skills.map((skill) => skill.slug),
-    missing: resolution.missing,
-    unavailable: resolution.unavailable,
-    instruction: bundle.instruction ?? null,
-    file: bundle.file,
-    note: builtins.has(bundle.slug)
-      ? `/${bundle.slug} is a built-in command; this bundle cannot be invoked`
-      : null,
   };
 }
 
@@ -99,7 +72,7 @@ export function registerSkillsRoutes(app: Hono, deps: ServerDeps): void {
     const names = builtins();
     return c.json({
       profile: paths.name,
-      bundles: snapshot.bundles.map((bundle) => bundleView(bundle, snapshot, names)),
+      bundles: snapshot.bundles.map((bundle) => summarizeBundle(bundle, snapshot, names)),
       warnings: snapshot.warnings.filter((w) => w.file.startsWith(bundlesDir(paths.home))),
     });
   });
@@ -110,7 +83,7 @@ export function registerSkillsRoutes(app: Hono, deps: ServerDeps): void {
     const snapshot = await createSkillCatalog(paths.home).snapshot();
     const bundle = findBundle(snapshot.bundles, name);
     if (!bundle) bundleError(new BundleNotFoundError(name, bundlesDir(paths.home)));
-    return c.json({ profile: paths.name, bundle: bundleView(bundle, snapshot, builtins()) });
+    return c.json({ profile: paths.name, bundle: summarizeBundle(bundle, snapshot, builtins()) });
   });
 
   app.post("/api/bundles", async (c) => {
@@ -136,7 +109,7 @@ export function registerSkillsRoutes(app: Hono, deps: ServerDeps): void {
       profile: paths.name,
       replaced: saved.replaced,
       bundle: bundle
-        ? bundleView(bundle, snapshot, builtins())
+        ? summarizeBundle(bundle, snapshot, builtins())
         : { slug: saved.slug, file: saved.file },
     }, saved.replaced ? 200 : 201);
   });
