@@ -12,8 +12,10 @@ import { providerInfo } from "../../core/models/providers.ts";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import {
   emptyUsage,
+  type ModelClient,
   type ModelRequest,
   type ModelResponse,
+  type ModelStreamHandlers,
   type ModelUsage,
 } from "../../core/models/types.ts";
 import { errorText, excerpt, retryAfterMs, retryAfterPhrase, seconds, statusCode } from "./http.ts";
@@ -69,6 +71,39 @@ export function withEndpoint(settings: ModelSettings): ModelSettings & { baseUrl
 /** The SDK request timeout: never shorter than the call timeout, so ours fires first. */
 export function sdkTimeoutMs(settings: ModelSettings): number {
   return Math.max(SDK_TIMEOUT_MS, Math.ceil((settings.timeoutSeconds ?? 0) * 1000) + 5000);
+}
+
+/**
+ * A {@link ModelClient} over an SDK that is loaded on the first call, so
+ * processes that never call a model (the dashboard at idle, most CLI
+ * commands) do not pay for loading it. Every call goes through
+ * {@link runWithRetries}.
+ */
+export function lazySdkClient<Sdk>(
+  settings: ModelSettings,
+  options: ModelClientOptions,
+  load: () => Promise<Sdk>,
+  attempt: (
+    sdk: Sdk,
+    request: ModelRequest,
+    handlers: ModelStreamHandlers,
+    signal: AbortSignal,
+    progress: Progress,
+  ) => Promise<ModelResponse>,
+): ModelClient {
+  let sdk: Promise<Sdk> | undefined;
+  return {
+    provider: settings.provider,
+    model: settings.model,
+    complete: (request, handlers = {}) =>
+      runWithRetries(
+        settings,
+        options,
+        request,
+        async (signal, progress) =>
+          attempt(await (sdk ??= load()), request, handlers, signal, progress),
+      ),
+  };
 }
 
 /**

@@ -21,11 +21,11 @@ import type {
 } from "../../core/models/types.ts";
 import {
   emitText,
+  lazySdkClient,
   type ModelClientOptions,
   NO_KEY,
   parseArguments,
   type Progress,
-  runWithRetries,
   sdkTimeoutMs,
   withEndpoint,
 } from "./_call.ts";
@@ -52,13 +52,6 @@ export function createAnthropicClient(
   options: ModelClientOptions = {},
 ): ModelClient {
   const settings = withEndpoint(given);
-  // The SDK is loaded on the first call, so processes that never call a model
-  // (the dashboard at idle, most CLI commands) do not pay for loading it.
-  let sdk: Promise<Anthropic> | undefined;
-  const loadSdk = () =>
-    sdk ??= importLazily<typeof import("@anthropic-ai/sdk")>("@anthropic-ai/sdk").then((
-      { default: Sdk },
-    ) => new Sdk(sdkOptions));
   const sdkOptions: ConstructorParameters<typeof Anthropic>[0] = {
     apiKey: settings.apiKey || NO_KEY,
     baseURL: settings.baseUrl,
@@ -67,18 +60,16 @@ export function createAnthropicClient(
     fetch: rejectingHtml(options.fetch ?? fetch, settings.provider),
     ...(settings.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
   };
-  return {
-    provider: settings.provider,
-    model: settings.model,
-    complete: (request, handlers = {}) =>
-      runWithRetries(
-        settings,
-        options,
-        request,
-        async (signal, progress) =>
-          attempt(await loadSdk(), settings, request, handlers, signal, progress),
-      ),
-  };
+  return lazySdkClient(
+    settings,
+    options,
+    () =>
+      importLazily<typeof import("@anthropic-ai/sdk")>("@anthropic-ai/sdk").then((
+        { default: Sdk },
+      ) => new Sdk(sdkOptions)),
+    (sdk, request, handlers, signal, progress) =>
+      attempt(sdk, settings, request, handlers, signal, progress),
+  );
 }
 
 async function attempt(

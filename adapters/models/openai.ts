@@ -22,10 +22,10 @@ import type {
 } from "../../core/models/types.ts";
 import {
   emitText,
+  lazySdkClient,
   type ModelClientOptions,
   NO_KEY,
   type Progress,
-  runWithRetries,
   sdkTimeoutMs,
   withEndpoint,
 } from "./_call.ts";
@@ -51,13 +51,6 @@ export function createOpenAIClient(
   options: ModelClientOptions = {},
 ): ModelClient {
   const settings = withEndpoint(given);
-  // The SDK is loaded on the first call, so processes that never call a model
-  // (the dashboard at idle, most CLI commands) do not pay for loading it.
-  let sdk: Promise<OpenAI> | undefined;
-  const loadSdk = () =>
-    sdk ??= importLazily<typeof import("openai")>("openai").then(({ default: Sdk }) =>
-      new Sdk(sdkOptions)
-    );
   const sdkOptions: ConstructorParameters<typeof OpenAI>[0] = {
     apiKey: settings.apiKey || NO_KEY,
     baseURL: settings.baseUrl,
@@ -69,18 +62,16 @@ export function createOpenAIClient(
     fetch: rejectingHtml(options.fetch ?? fetch, settings.provider),
     ...(settings.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
   };
-  return {
-    provider: settings.provider,
-    model: settings.model,
-    complete: (request, handlers = {}) =>
-      runWithRetries(
-        settings,
-        options,
-        request,
-        async (signal, progress) =>
-          attempt(await loadSdk(), settings, request, handlers, signal, progress),
+  return lazySdkClient(
+    settings,
+    options,
+    () =>
+      importLazily<typeof import("openai")>("openai").then(({ default: Sdk }) =>
+        new Sdk(sdkOptions)
       ),
-  };
+    (sdk, request, handlers, signal, progress) =>
+      attempt(sdk, settings, request, handlers, signal, progress),
+  );
 }
 
 async function attempt(
