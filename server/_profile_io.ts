@@ -7,17 +7,16 @@
  * @module
  */
 
-import { type EnvLookup, type LoadedConfig, removeEnvValue } from "../core/config/mod.ts";
+import type { EnvLookup, LoadedConfig } from "../core/config/mod.ts";
 import {
   ensureProfileHome,
   loadConfigFile,
   type ProfileCredentials,
   type ProfilePaths,
-  readEnvFile,
   readProfileCredentials,
+  removeEnvValues,
   writeConfigText,
   writeEnvValue,
-  writeFileAtomic,
 } from "../adapters/home/mod.ts";
 import type { ServerDeps } from "./deps.ts";
 
@@ -56,25 +55,10 @@ export async function writeProfileFiles(
   if (change.text !== null) await writeConfigText(paths.config, change.text);
 }
 
-async function readEnvText(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return "";
-    throw error;
-  }
-}
-
-/** Removes variables from `.env` (atomic, 0600); returns the names that were there. */
-export async function removeEnvVariables(
+/** Removes variables from the profile's `.env` (atomic, 0600); returns the names that were there. */
+export function removeEnvVariables(
   paths: ProfilePaths,
   names: readonly string[],
 ): Promise<string[]> {
-  const present = (await readEnvFile(paths.env)).values;
-  const removed = names.filter((name) => present.has(name));
-  if (removed.length === 0) return [];
-  let text = await readEnvText(paths.env);
-  for (const name of removed) text = removeEnvValue(text, name);
-  await writeFileAtomic(paths.env, text, { mode: 0o600, forceMode: true });
-  return removed;
+  return removeEnvValues(paths.env, names);
 }

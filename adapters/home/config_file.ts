@@ -6,15 +6,11 @@
 
 import { type EnvLookup, type LoadedConfig, parseConfig } from "../../core/config/mod.ts";
 import { writeFileAtomic } from "./atomic.ts";
+import { readTextOrEmpty } from "./text_file.ts";
 
 /** Reads config.yaml text; a missing file reads as empty (all defaults). */
-export async function readConfigText(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return "";
-    throw error;
-  }
+export function readConfigText(path: string): Promise<string> {
+  return readTextOrEmpty(path);
 }
 
 /**

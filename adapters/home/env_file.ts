@@ -6,7 +6,7 @@
  */
 
 import { EnvFileError } from "../../core/errors.ts";
-import { type ParsedEnv, parseEnv, setEnvValue } from "../../core/config/mod.ts";
+import { type ParsedEnv, parseEnv, removeEnvValue, setEnvValue } from "../../core/config/mod.ts";
 import { writeFileAtomic } from "./atomic.ts";
 
 async function readText(path: string): Promise<string | undefined> {
@@ -51,4 +51,18 @@ export async function readEnvFile(path: string): Promise<ParsedEnv> {
 export async function writeEnvValue(path: string, name: string, value: string): Promise<void> {
   const current = (await readText(path)) ?? "";
   await writeFileAtomic(path, setEnvValue(current, name, value), { mode: 0o600, forceMode: true });
+}
+
+/**
+ * Removes variables from `.env`, keeping every other line, and leaves the
+ * file at 0600. Returns the names that were there (nothing is written when none was).
+ */
+export async function removeEnvValues(path: string, names: readonly string[]): Promise<string[]> {
+  let text = (await readText(path)) ?? "";
+  const present = parseEnv(text).values;
+  const removed = names.filter((name) => present.has(name));
+  if (removed.length === 0) return [];
+  for (const name of removed) text = removeEnvValue(text, name);
+  await writeFileAtomic(path, text, { mode: 0o600, forceMode: true });
+  return removed;
 }

@@ -15,3 +15,4 @@ export * from "./clone.ts";
 export * from "./profile_meta.ts";
 export * from "./profile_skills.ts";
 export * from "./credentials.ts";
+export * from "./text_file.ts";

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { ToolError } from "../../core/tools/types.ts";
 import { defineTypedTool, type TypedTool } from "./_typed.ts";
 import { writeFileAtomic } from "../home/atomic.ts";
+import { readTextOrEmpty } from "../home/text_file.ts";
 
 /** Which memory file an action targets. */
 export type MemoryTarget = "memory" | "user";
@@ -75,7 +76,7 @@ export function memoryFile(home: string, target: MemoryTarget): string {
 export async function readMemorySnapshot(home: string): Promise<{ memory: string; user: string }> {
   const [memory, user] = await Promise.all(
     (["memory", "user"] as const).map(async (target) =>
-      render(parseEntries(await readFileOrEmpty(memoryFile(home, target)).catch(() => "")))
+      render(parseEntries(await readTextOrEmpty(memoryFile(home, target)).catch(() => "")))
         .trimEnd()
     ),
   );
@@ -106,7 +107,7 @@ export function createMemoryTool(
     run(args, context): Promise<MemoryResult> {
       const path = memoryFile(context.home, args.target);
       return withLock(path, async () => {
-        const entries = parseEntries(await readFileOrEmpty(path));
+        const entries = parseEntries(await readTextOrEmpty(path));
         const next = applyAction(args, entries, limits[args.target]);
         await Deno.mkdir(join(context.home, "memories"), { recursive: true });
         await writeFileAtomic(path, render(next));
@@ -229,15 +230,6 @@ function chars(text: string): number {
   let count = 0;
   for (const _ of text) count++;
   return count;
-}
-
-async function readFileOrEmpty(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return "";
-    throw error;
-  }
 }
 
 const locks = new Map<string, Promise<unknown>>();

@@ -10,6 +10,8 @@ import type { Command } from "commander";
 import { HeraldError } from "../../core/errors.ts";
 import {
   findSkill,
+  type SkillFields,
+  skillFields,
   type SkillInfo,
   SkillNotFoundError,
   slashConflict,
@@ -33,13 +35,7 @@ import { printJson } from "../io.ts";
 import { builtinCommandNames, displayPath, printWarnings } from "./_skills_common.ts";
 
 /** One row of `herald skills list --json`. */
-interface SkillRow {
-  name: string;
-  slug: string;
-  description: string;
-  category: string | null;
-  version: string | null;
-  platforms: string[] | null;
+interface SkillRow extends SkillFields {
   dir: string;
   /** `/<slug>` when it works as a slash command, else null. */
   command: string | null;
@@ -59,12 +55,7 @@ async function skillRows(c: CliContext, home: string, all: boolean): Promise<Ski
     const conflict = available ? slashConflict(skill, builtins, snapshot.bundles) : undefined;
     const state = tracked.get(skill.dir);
     return {
-      name: skill.name,
-      slug: skill.slug,
-      description: skill.description,
-      category: skill.category ?? null,
-      version: skill.version ?? null,
-      platforms: skill.platforms ?? null,
+      ...skillFields(skill),
       dir: skill.dir,
       command: available && !conflict ? `/${skill.slug}` : null,
       available,
@@ -158,12 +149,7 @@ export function registerSkills(program: Command, ctx: () => CliContext): void {
         : `only for ${skill.platforms?.join(", ")}; hidden here`;
       if (options.json) {
         return printJson(c.io, {
-          name: skill.name,
-          slug: skill.slug,
-          description: skill.description,
-          category: skill.category ?? null,
-          version: skill.version ?? null,
-          platforms: skill.platforms ?? null,
+          ...skillFields(skill),
           dir: skill.dir,
           file: skill.file,
           command: available && !conflict ? `/${skill.slug}` : null,

@@ -7,6 +7,7 @@
 
 import { bundleLabel, type SkillBundle } from "./bundles.ts";
 import { resolveBundle, type SkillCatalogSnapshot } from "./catalog.ts";
+import type { SkillInfo } from "./skill.ts";
 
 /** What a surface shows for one bundle. */
 export interface BundleSummary {
@@ -48,5 +49,27 @@ export function summarizeBundle(
     note: builtins.has(bundle.slug)
       ? `/${bundle.slug} is a built-in command; this bundle cannot be invoked`
       : null,
+  };
+}
+
+/** The descriptive fields every surface shows for a skill. */
+export interface SkillFields {
+  name: string;
+  slug: string;
+  description: string;
+  category: string | null;
+  version: string | null;
+  platforms: string[] | null;
+}
+
+/** The descriptive fields of `skill`, with absent ones as null. */
+export function skillFields(skill: SkillInfo): SkillFields {
+  return {
+    name: skill.name,
+    slug: skill.slug,
+    description: skill.description,
+    category: skill.category ?? null,
+    version: skill.version ?? null,
+    platforms: skill.platforms ? [...skill.platforms] : null,
   };
 }

@@ -13,6 +13,7 @@ import {
   BundleInvalidError,
   BundleNotFoundError,
   findBundle,
+  skillFields,
   type SkillInfo,
   summarizeBundle,
 } from "../../core/skills/mod.ts";
@@ -29,13 +30,8 @@ import { booleanField, optionalJsonBody, stringArrayField, stringField } from ".
 
 function skillView(skill: SkillInfo, available: boolean) {
   return {
-    name: skill.name,
-    slug: skill.slug,
+    ...skillFields(skill),
     command: `/${skill.slug}`,
-    description: skill.description,
-    category: skill.category ?? null,
-    version: skill.version ?? null,
-    platforms: skill.platforms ?? null,
     path: skill.relDir,
     available,
   };
