@@ -44,7 +44,8 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
     })
     .showSuggestionAfterError(true)
     .description(`Herald ${VERSION}: a conversational AI agent that runs on your machine`)
-    .version(versionLine(), "-V, --version", "print the version and commit")
+    // The version line reads .git, so it is only built when asked for (see run()).
+    .option("-V, --version", "print the version and commit")
     .option("-p, --profile <name>", "run against a named profile (any position)")
     .option(
       "--safe-mode",
@@ -86,6 +87,10 @@ export async function run(argv: readonly string[], options: RunOptions): Promise
     );
     if (global.rest.length === 0) {
       program.outputHelp();
+      return EXIT.ok;
+    }
+    if (global.rest[0] === "--version" || global.rest[0] === "-V") {
+      io.out(`${versionLine()}\n`);
       return EXIT.ok;
     }
     await program.parseAsync(global.rest, { from: "user" });
