@@ -8,6 +8,7 @@
 
 import type { Context } from "hono";
 import { ApiError } from "./errors.ts";
+import { MAX_REQUEST_BODY_BYTES } from "./limits.ts";
 
 type Body = Record<string, unknown>;
 
@@ -15,10 +16,56 @@ function bad(message: string): ApiError {
   return new ApiError(400, "bad_request", message);
 }
 
+function tooLarge(): ApiError {
+  return new ApiError(
+    413,
+    "body_too_large",
+    `The request body is larger than the ${MAX_REQUEST_BODY_BYTES} bytes this dashboard accepts`,
+  );
+}
+
+/**
+ * The request body as UTF-8 text, read at most {@link MAX_REQUEST_BODY_BYTES}
+ * bytes whatever the Content-Length says (a chunked body has none).
+ *
+ * @throws ApiError 413 past the limit, 400 when the body is not UTF-8.
+ */
+export async function bodyText(c: Context): Promise<string> {
+  const stream = c.req.raw.body;
+  if (stream === null) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.byteLength;
+    if (size > MAX_REQUEST_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw bad("The request body must be UTF-8 text");
+  }
+}
+
 /** A JSON object body, or `{}` when the request has none. */
 export async function optionalJsonBody(c: Context): Promise<Body> {
-  const text = await c.req.text();
+  const text = await bodyText(c);
   if (text.trim() === "") return {};
+  return parseJsonObject(text);
+}
+
+/** A JSON object body; anything else (none, not JSON, not an object) is a 400. */
+export async function requiredJsonBody(c: Context): Promise<Body> {
+  return parseJsonObject(await bodyText(c));
+}
+
+function parseJsonObject(text: string): Body {
   let body: unknown;
   try {
     body = JSON.parse(text);

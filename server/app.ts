@@ -10,9 +10,11 @@
 
 import { Hono } from "hono";
 import type { ServerDeps } from "./deps.ts";
-import { presentedToken, tokenChecker } from "./auth.ts";
+import { presentedToken, redactTokens, tokenChecker } from "./auth.ts";
 import { errorResponse, handleError } from "./errors.ts";
+import { MAX_REQUEST_BODY_BYTES } from "./limits.ts";
 import { corsOrigin, hostAllowed, isLoopbackHost, webSocketOriginAllowed } from "./origin.ts";
+import { routedPath } from "./request_path.ts";
 import { placeholderPage } from "./spa.ts";
 import { API_ROUTES } from "./routes/mod.ts";
 
@@ -21,6 +23,11 @@ const CORS_HEADERS = "Content-Type, X-Herald-Session-Token, Authorization";
 
 /** Paths under /api that answer without the token. */
 export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(["/api/status"]);
+
+/** True for the paths the token guards: `/api` and everything under it. */
+export function isApiPath(path: string): boolean {
+  return path.startsWith("/api/") || path === "/api";
+}
 
 function isWebSocketUpgrade(request: Request): boolean {
   return request.headers.get("upgrade")?.toLowerCase() === "websocket";
@@ -45,7 +52,7 @@ export function createApp(deps: ServerDeps): Hono {
     token: isLoopbackHost(deps.bind.host) ? deps.token : undefined,
   });
   app.notFound((c) => {
-    if (c.req.path.startsWith("/api/") || c.req.path === "/api") {
+    if (isApiPath(c.req.path)) {
       return errorResponse(
         c,
         404,
@@ -66,18 +73,26 @@ export function createApp(deps: ServerDeps): Hono {
   const dispatch = app.fetch;
   const guard = requestGuard(deps);
   app.fetch = async (request, env, executionCtx) => {
-    const verdict = guard(request);
-    if (verdict instanceof Response) return verdict;
-    const response = await dispatch(request, env, executionCtx);
-    if (verdict.corsOrigin !== null && response.status !== 101) {
-      try {
-        response.headers.set("Access-Control-Allow-Origin", verdict.corsOrigin);
-        response.headers.append("Vary", "Origin");
-      } catch {
-        // An immutable response (a redirect) goes out without CORS headers.
+    try {
+      const verdict = guard(request);
+      if (verdict instanceof Response) return verdict;
+      const response = await dispatch(request, env, executionCtx);
+      if (verdict.corsOrigin !== null && response.status !== 101) {
+        try {
+          response.headers.set("Access-Control-Allow-Origin", verdict.corsOrigin);
+          response.headers.append("Vary", "Origin");
+        } catch {
+          // An immutable response (a redirect) goes out without CORS headers.
+        }
       }
+      return response;
+    } catch (error) {
+      // Nothing escapes to Deno.serve, whose default handler would log the
+      // request URL (and a WebSocket's ?token=) with the stack.
+      const message = redactTokens(error instanceof Error ? error.message : String(error));
+      console.error(`herald dashboard: internal error: ${message}`);
+      return jsonError(500, "internal_error", message || "internal error");
     }
-    return response;
   };
   return app;
 }
@@ -91,18 +106,12 @@ function jsonError(
   return Response.json({ error: { code, message } }, { status, headers });
 }
 
-/** The path of a request URL without parsing all of it. */
-function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start === -1) return "/";
-  const end = url.search(/[?#]/);
-  return url.slice(start, end === -1 || end < start ? undefined : end);
-}
-
 /**
- * The checks every request passes before routing: the Host guard, then for
- * /api paths CORS (preflights answered here) and, except on public paths,
- * the origin guard for WebSocket upgrades and the token.
+ * The checks every request passes before routing: the Host guard, the
+ * routed path (ambiguous forms are a 400, so the guard and routing judge
+ * one path), the origin guard for WebSocket upgrades on every path, then
+ * for /api paths CORS (preflights answered here), the body size and, except
+ * on public paths, the token.
  */
 function requestGuard(
   deps: ServerDeps,
@@ -111,12 +120,31 @@ function requestGuard(
   const pass = { corsOrigin: null };
   return (request) => {
     const headers = request.headers;
-    if (!hostAllowed(headers.get("host") ?? undefined, deps.bind)) {
-      return jsonError(403, "host_rejected", "This dashboard only answers to loopback host names");
+    const host = headers.get("host") ?? undefined;
+    if (!hostAllowed(host, deps.bind)) {
+      return jsonError(
+        403,
+        "host_rejected",
+        isLoopbackHost(deps.bind.host)
+          ? "This dashboard only answers to loopback host names (127.0.0.1, localhost, [::1])"
+          : "The Host header is not a host name with an optional port",
+      );
     }
-    const path = pathOf(request.url);
-    if (!path.startsWith("/api/")) return pass;
+    const routed = routedPath(request);
+    if (!routed.ok) {
+      return jsonError(
+        400,
+        "ambiguous_path",
+        `Refused ${routed.reason}; send the path plainly (no encoded "/", "%", dot segments or "//")`,
+      );
+    }
+    const path = routed.path;
     const origin = headers.get("origin") ?? undefined;
+    const upgrade = isWebSocketUpgrade(request);
+    if (upgrade && !webSocketOriginAllowed(origin, deps.bind, host)) {
+      return jsonError(403, "origin_rejected", "WebSocket origin not allowed for this dashboard");
+    }
+    if (!isApiPath(path)) return pass;
     const allowedOrigin = corsOrigin(origin, deps.bind);
     if (request.method === "OPTIONS" && headers.has("access-control-request-method")) {
       if (allowedOrigin === null) return new Response(null, { status: 403 });
@@ -132,11 +160,16 @@ function requestGuard(
       });
     }
     const verdict = allowedOrigin === null ? pass : { corsOrigin: allowedOrigin };
-    if (PUBLIC_API_PATHS.has(path)) return verdict;
-    const upgrade = isWebSocketUpgrade(request);
-    if (upgrade && !webSocketOriginAllowed(origin, deps.bind)) {
-      return jsonError(403, "origin_rejected", "WebSocket origin not allowed for this dashboard");
+    const cors = allowedOrigin ? { "Access-Control-Allow-Origin": allowedOrigin } : undefined;
+    if (Number(headers.get("content-length") ?? 0) > MAX_REQUEST_BODY_BYTES) {
+      return jsonError(
+        413,
+        "body_too_large",
+        `The request body is larger than the ${MAX_REQUEST_BODY_BYTES} bytes this dashboard accepts`,
+        cors,
+      );
     }
+    if (PUBLIC_API_PATHS.has(path)) return verdict;
     if (!tokenMatches(presentedToken(request, upgrade))) {
       return jsonError(
         401,
@@ -144,7 +177,7 @@ function requestGuard(
         "Missing or wrong session token: send X-Herald-Session-Token (WebSockets: ?token=)",
         {
           "WWW-Authenticate": 'Bearer realm="herald"',
-          ...(allowedOrigin ? { "Access-Control-Allow-Origin": allowedOrigin } : {}),
+          ...cors,
         },
       );
     }

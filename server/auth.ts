@@ -29,8 +29,38 @@ export function presentedToken(request: Request, allowQuery: boolean): string | 
   if (header) return header;
   const authorization = request.headers.get("authorization");
   if (authorization?.toLowerCase().startsWith("bearer ")) return authorization.slice(7).trim();
-  if (allowQuery) return new URL(request.url).searchParams.get("token") ?? undefined;
+  if (allowQuery) return queryParam(request.url, "token");
   return undefined;
+}
+
+/**
+ * One query parameter of a URL string, read without `new URL()` (which
+ * throws on a malformed Host and would put the whole URL, token included,
+ * into the error message).
+ */
+export function queryParam(url: string, name: string): string | undefined {
+  const start = url.indexOf("?");
+  if (start === -1) return undefined;
+  const end = url.indexOf("#", start);
+  return new URLSearchParams(url.slice(start + 1, end === -1 ? undefined : end)).get(name) ??
+    undefined;
+}
+
+/**
+ * `text` with secrets that can appear in URLs and headers masked: `token=`
+ * query values and Bearer credentials. Used on everything the server logs
+ * or echoes from a failure.
+ *
+ * @example
+ * ```ts
+ * redactTokens("GET /api/ws?token=abc&x=1"); // "GET /api/ws?token=[redacted]&x=1"
+ * ```
+ */
+export function redactTokens(text: string): string {
+  return text
+    .replace(/([?&]token=)[^&#\s'"]*/gi, "$1[redacted]")
+    .replace(/(bearer\s+)[A-Za-z0-9._~+/=-]+/gi, "$1[redacted]")
+    .replace(/(x-herald-session-token["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, "$1[redacted]");
 }
 
 /** A new random token: 32 random bytes, base64url (43 characters). */

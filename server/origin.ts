@@ -36,16 +36,47 @@ export function corsOrigin(origin: string | undefined, bind: BindAddress): strin
   return dashboardOrigins(bind).includes(origin) ? origin : null;
 }
 
+/** A Host header split into its name and port. */
+export interface HostHeader {
+  /** The host name or address, lower-cased; IPv6 addresses keep their brackets. */
+  name: string;
+  port?: number;
+}
+
+const HOST_NAME = /^(?:\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)$/;
+
 /**
- * The Host-header guard: on a loopback bind only loopback host names are
- * accepted, so a rebound DNS name cannot reach the dashboard (or its token).
+ * Parses a Host header exactly: a name (a DNS name, an IPv4 address or a
+ * bracketed IPv6 address) and an optional decimal port from 1 to 65535.
+ * Anything else (`localhost:evil.example`, `a b`, `::1` without brackets)
+ * is undefined.
+ *
+ * @example
+ * ```ts
+ * parseHostHeader("[::1]:9219"); // { name: "[::1]", port: 9219 }
+ * parseHostHeader("localhost:evil.example"); // undefined
+ * ```
+ */
+export function parseHostHeader(value: string): HostHeader | undefined {
+  const match = /^(\[[^\]]*\]|[^:\[\]]*)(?::(\d{1,5}))?$/.exec(value.toLowerCase());
+  if (!match) return undefined;
+  const [, name, portText] = match;
+  if (!HOST_NAME.test(name)) return undefined;
+  if (portText === undefined) return { name };
+  const port = Number(portText);
+  return port >= 1 && port <= 65535 ? { name, port } : undefined;
+}
+
+/**
+ * The Host-header guard. Every bind needs a well-formed Host; on a loopback
+ * bind it must also name a loopback host, so a rebound DNS name cannot reach
+ * the dashboard (or the token in its page).
  */
 export function hostAllowed(hostHeader: string | undefined, bind: BindAddress): boolean {
-  if (!isLoopbackHost(bind.host)) return true;
-  if (!hostHeader) return false;
-  if (hostHeader.startsWith("127.0.0.1:") || hostHeader.startsWith("localhost:")) return true;
-  const host = hostHeader.replace(/:\d+$/, "");
-  return isLoopbackHost(host);
+  if (hostHeader === undefined || hostHeader === "") return false;
+  const host = parseHostHeader(hostHeader);
+  if (host === undefined) return false;
+  return isLoopbackHost(bind.host) ? isLoopbackHost(host.name) : true;
 }
 
 /** True for origins a web page has (http and https); everything else is a non-web origin. */
@@ -57,11 +88,20 @@ export function isWebOrigin(origin: string): boolean {
  * The WebSocket origin guard. On loopback binds non-web origins (file, null,
  * app schemes, or none) are trusted, because the token still authenticates;
  * cross-site http(s) origins are rejected on every bind; public binds also
- * reject non-web origins.
+ * reject non-web origins. The page's own origin (`http://` plus the Host the
+ * request was sent to) is accepted on public binds too, so the dashboard
+ * works from another machine whatever address it was reached by.
  */
-export function webSocketOriginAllowed(origin: string | undefined, bind: BindAddress): boolean {
+export function webSocketOriginAllowed(
+  origin: string | undefined,
+  bind: BindAddress,
+  hostHeader?: string,
+): boolean {
   if (origin === undefined || origin === "" || !isWebOrigin(origin)) {
     return isLoopbackHost(bind.host);
   }
-  return dashboardOrigins(bind).includes(origin.toLowerCase());
+  const wanted = origin.toLowerCase();
+  if (dashboardOrigins(bind).includes(wanted)) return true;
+  if (isLoopbackHost(bind.host) || hostHeader === undefined) return false;
+  return wanted === `http://${hostHeader.toLowerCase()}`;
 }

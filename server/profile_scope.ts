@@ -12,6 +12,7 @@ import { DEFAULT_PROFILE, parseProfileSelector } from "../core/profiles/mod.ts";
 import { profileExists, type ProfilePaths, profilePaths } from "../adapters/home/mod.ts";
 import type { ServerDeps } from "./deps.ts";
 import { ApiError } from "./errors.ts";
+import { requiredJsonBody } from "./_input.ts";
 
 /** The `profile` a request names: the JSON body's field wins over the query string. */
 export function requestedProfile(c: Context, body?: unknown): string | undefined {
@@ -55,16 +56,7 @@ export async function scopedProfile(
   return paths;
 }
 
-/** Reads a JSON object body; a missing or invalid body is a 400. */
-export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    throw new ApiError(400, "bad_request", "The request body must be a JSON object");
-  }
-  if (!body || typeof body !== "object" || Array.isArray(body)) {
-    throw new ApiError(400, "bad_request", "The request body must be a JSON object");
-  }
-  return body as Record<string, unknown>;
+/** Reads a JSON object body; a missing or invalid body is a 400, one too large a 413. */
+export function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  return requiredJsonBody(c);
 }

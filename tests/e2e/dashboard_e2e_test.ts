@@ -7,11 +7,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { REPO_ROOT, tempDir } from "../_helpers.ts";
 import { runHerald } from "./_herald.ts";
+import { type RawRequest, rawRequest } from "../server/_raw_http.ts";
 
 interface Dashboard extends AsyncDisposable {
   url: URL;
   line: string;
   child: Deno.ChildProcess;
+  /** Everything the process writes to stdout after the first line, until it exits. */
+  restOfStdout(): Promise<string>;
 }
 
 async function startDashboard(
@@ -45,7 +48,6 @@ async function startDashboard(
     if (done) break;
     text += value;
   }
-  reader.releaseLock();
   const line = text.split("\n")[0];
   const match = /listening on (\S+)/.exec(line);
   if (!match) {
@@ -57,10 +59,18 @@ async function startDashboard(
     url: new URL(match[1]),
     line,
     child,
+    async restOfStdout() {
+      let rest = text.slice(text.indexOf("\n") + 1);
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) return rest;
+        rest += value;
+      }
+    },
     async [Symbol.asyncDispose]() {
       child.kill("SIGTERM");
       await child.status;
-      await child.stdout.cancel().catch(() => {});
+      await reader.cancel().catch(() => {});
       await child.stderr.cancel().catch(() => {});
     },
   };
@@ -148,4 +158,54 @@ Deno.test("an unknown profile fails before listening", async () => {
   });
   assert.equal(run.code, 2);
   assert.match(run.stderr, /Profile "ghost" does not exist/);
+});
+
+Deno.test("attack requests against a public bind leave no token in any log line", async () => {
+  await using home = await tempDir();
+  const token = "pinned-secret-token-9876";
+  const dashboard = await startDashboard(
+    home.path,
+    [],
+    { HERALD_DASHBOARD_SESSION_TOKEN: token },
+    ["--host", "0.0.0.0", "--insecure"],
+  );
+  const port = Number(dashboard.url.port);
+  const upgrade = {
+    Upgrade: "websocket",
+    Connection: "Upgrade",
+    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+    "Sec-WebSocket-Version": "13",
+    Origin: `http://127.0.0.1:${port}`,
+  };
+  const attacks: RawRequest[] = [
+    { target: `/api/ws?token=${token}`, headers: { ...upgrade, Host: "a b" } },
+    { target: `/api/ws?token=${token}`, headers: { ...upgrade, Host: "x:99999" } },
+    { target: `/%61pi/ws?token=${token}x`, headers: upgrade },
+    { target: `/api/pty?token=${token}`, headers: { ...upgrade, Origin: "https://evil.example" } },
+    { target: `/x/../api/config?token=${token}` },
+    { target: "/api/config", headers: { Authorization: `Bearer ${token}x` } },
+    { method: "PUT", target: "/api/env", headers: { "X-Herald-Session-Token": token }, body: "{" },
+  ];
+  for (const attack of attacks) {
+    const response = await rawRequest(port, attack);
+    assert.ok(
+      response.status >= 400 && response.status < 500,
+      `${attack.target}: ${response.status}`,
+    );
+  }
+  dashboard.child.kill("SIGTERM");
+  const text = async (stream: ReadableStream<Uint8Array>) => {
+    let all = "";
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) all += chunk;
+    return all;
+  };
+  const [out, err] = await Promise.all([
+    dashboard.restOfStdout(),
+    text(dashboard.child.stderr),
+  ]);
+  await dashboard.child.status;
+  // The first line (the URL printed for the user) carries the token by design; nothing else may.
+  assert.ok(dashboard.line.includes(`#token=${token}`));
+  const logged = `${out}\n${err}`.split("\n");
+  assert.deepEqual(logged.filter((line) => line.includes(token)), []);
 });
