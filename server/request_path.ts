@@ -22,8 +22,9 @@ export type RequestPath =
 // decodes: `/`, `\`, `%`, `?`, `#`, and control characters.
 const AMBIGUOUS_ESCAPE = /%(?:2f|5c|25|3f|23|[01][0-9a-f]|7f)/i;
 const MALFORMED_ESCAPE = /%(?![0-9a-f]{2})/i;
-// Raw characters that need a closer look; most paths have none.
-const NEEDS_CHECK = /[%\\]|\/\/|\/\.|[\x00-\x1f\x7f]/;
+// Raw characters that need a closer look; most paths have none. (Raw control
+// characters never get this far: the HTTP parser refuses them.)
+const NEEDS_CHECK = /[%\\]|\/\/|\/\./;
 
 /** The raw path of a request URL (up to `?` or `#`) without parsing all of it. */
 export function rawPathOf(url: string): string {
@@ -53,7 +54,6 @@ export function routedPath(request: Request): RequestPath {
   const raw = rawPathOf(request.url);
   if (!NEEDS_CHECK.test(raw)) return { ok: true, path: raw };
   if (raw.includes("\\")) return refused("a backslash in the path");
-  if (/[\x00-\x1f\x7f]/.test(raw)) return refused("a control character in the path");
   if (MALFORMED_ESCAPE.test(raw)) return refused("a malformed percent-escape in the path");
   if (AMBIGUOUS_ESCAPE.test(raw)) {
     return refused("an encoded slash, backslash, percent sign or control character in the path");
