@@ -111,11 +111,68 @@ export class ConfigValueError extends HeraldError {
   }
 }
 
+/** What a {@link ValueTooLargeError} is about. */
+export type TooLargeScope = "config_value" | "config_text" | "env_value";
+
+function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const [unit, size] = bytes < 1024 * 1024 ? ["KiB", bytes / 1024] : ["MiB", bytes / 1024 / 1024];
+  return `${Number.isInteger(size) ? size : size.toFixed(1)} ${unit}`;
+}
+
+/**
+ * A config value, a `.env` value or a whole config.yaml text larger than
+ * Herald stores (the limits are in core/config/limits.ts). Nothing is written.
+ */
+export class ValueTooLargeError extends HeraldError {
+  /**
+   * Creates the error for `key` (a dotted config key, a `.env` name, or for
+   * `config_text` the key being set or the file) of `size` bytes against `limit`.
+   */
+  constructor(
+    readonly scope: TooLargeScope,
+    readonly key: string,
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    const over = `${size} bytes (${sizeText(size)}), over the ${
+      sizeText(limit)
+    } limit (${limit} bytes)`;
+    super(
+      "value_too_large",
+      "usage",
+      scope === "config_value"
+        ? `The value for "${key}" is ${over} for one config value; nothing was written`
+        : scope === "env_value"
+        ? `The value for "${key}" is ${over} for one .env value; nothing was written`
+        : `Writing "${key}" would make config.yaml ${over} for the whole file; ` +
+          "nothing was written (remove settings you no longer need)",
+    );
+  }
+}
+
 /** A `.env` file that cannot be read or parsed as text. */
 export class EnvFileError extends HeraldError {
   /** Creates the error for `file` with a `reason`. */
   constructor(readonly file: string, readonly reason: string) {
     super("env_unreadable", "state", `Cannot read ${file}: ${reason}`);
+  }
+}
+
+/**
+ * A profile file whose lock another process held for too long; nothing was
+ * changed. The holder is usually a `herald` process that is stuck or stopped.
+ */
+export class FileLockTimeoutError extends HeraldError {
+  /** Creates the error for `file` after waiting `timeoutMs` milliseconds. */
+  constructor(readonly file: string, readonly timeoutMs: number) {
+    super(
+      "file_lock_timeout",
+      "state",
+      `Gave up after ${timeoutMs / 1000} s waiting for another Herald process to finish ` +
+        `writing ${file}; nothing was changed. Try again, or stop the stuck process ` +
+        "(a stopped `herald` in another terminal, for example)",
+    );
   }
 }
 

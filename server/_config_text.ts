@@ -10,6 +10,7 @@
 import type { Context } from "hono";
 import YAML from "yaml";
 import {
+  checkConfigTextSize,
   isEnvName,
   isReference,
   isSecretKey,
@@ -79,11 +80,15 @@ export function redactConfigText(text: string, file: string): { text: string; re
 }
 
 /**
- * Puts back literal secrets that `newText` carries in redacted form (as
- * {@link redactConfigText} showed them), taking them from `oldText`.
- * `newText` must already be known to parse.
+ * Plans a whole-text write of config.yaml: puts back literal secrets that
+ * `newText` carries in redacted form (as {@link redactConfigText} showed
+ * them), taking them from `oldText`. `newText` must already be known to parse.
+ *
+ * @throws ValueTooLargeError when `newText` is over `MAX_CONFIG_TEXT_BYTES`
+ *   (and larger than `oldText`): nothing is to be written.
  */
 export function restoreRedactedSecrets(newText: string, oldText: string, file: string): string {
+  checkConfigTextSize(file, newText, oldText);
   let old: Map<string, string>;
   try {
     old = new Map(

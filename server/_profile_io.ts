@@ -1,8 +1,8 @@
 /**
  * A profile's files as the management routes use them: credentials looked
  * up the way a session does (the profile's `.env`, then the server's
- * environment), config loading, and writes that put secrets in `.env`
- * before the config that references them.
+ * environment), config loading, and edits planned under the files' locks
+ * that put secrets in `.env` before the config that references them.
  *
  * @module
  */
@@ -15,8 +15,7 @@ import {
   type ProfilePaths,
   readProfileCredentials,
   removeEnvValues,
-  writeConfigText,
-  writeEnvValue,
+  updateConfigText,
 } from "../adapters/home/mod.ts";
 import type { ServerDeps } from "./deps.ts";
 
@@ -41,18 +40,36 @@ export interface EnvWrite {
   value: string;
 }
 
+/** What an edit of a profile's config amounts to: new config text and secrets for `.env`. */
+export interface ProfileFilesChange {
+  /** The new config.yaml text, or null when config.yaml does not change. */
+  text: string | null;
+  secrets: readonly EnvWrite[];
+}
+
 /**
- * Writes `.env` values first, then the new config text (when there is one),
- * so the config never references a secret that is not stored yet. Both
- * writes are atomic; the home is created when missing.
+ * Edits the profile's config under the locks of `.env` and config.yaml
+ * (taken in that order): `edit` gets config.yaml as it is now, inside the
+ * locks, and plans the change from it, so a change another process or
+ * request made meanwhile is kept. Its `.env` values are written first, then
+ * the new config text (when there is one), so the config never references a
+ * secret that is not stored yet. Both writes are atomic; the home is created
+ * when missing. `edit` may throw to refuse (nothing is written). Returns
+ * what `edit` returned.
+ *
+ * @example
+ * ```ts
+ * const result = await updateProfileFiles(paths, (text) =>
+ *   applyConfigEdits(text, paths.config, [["agent.max_turns", 30]])
+ * );
+ * ```
  */
-export async function writeProfileFiles(
+export async function updateProfileFiles<T extends ProfileFilesChange>(
   paths: ProfilePaths,
-  change: { text: string | null; secrets: readonly EnvWrite[] },
-): Promise<void> {
+  edit: (currentText: string) => T | Promise<T>,
+): Promise<T> {
   await ensureProfileHome(paths);
-  for (const secret of change.secrets) await writeEnvValue(paths.env, secret.name, secret.value);
-  if (change.text !== null) await writeConfigText(paths.config, change.text);
+  return (await updateConfigText(paths.config, edit, { envPath: paths.env }))!;
 }
 
 /** Removes variables from the profile's `.env` (atomic, 0600); returns the names that were there. */

@@ -12,10 +12,12 @@ import {
   ConfigKeyError,
   ConfigParseError,
   ConfigValueError,
+  FileLockTimeoutError,
   HeraldError,
   NotFoundError,
   ProfileNameError,
   ProfileNotFoundError,
+  ValueTooLargeError,
 } from "../core/errors.ts";
 
 /** An error with an HTTP status and a machine-readable code, thrown by route handlers. */
@@ -41,7 +43,9 @@ function statusOf(error: HeraldError): ContentfulStatusCode {
   if (error instanceof ProfileNotFoundError || error instanceof NotFoundError) return 404;
   if (error instanceof ProfileNameError) return 404;
   if (error instanceof ConfigParseError) return 422;
+  if (error instanceof FileLockTimeoutError) return 503;
   if (error instanceof ConfigKeyError || error instanceof ConfigValueError) return 400;
+  if (error instanceof ValueTooLargeError) return 413;
   return error.kind === "usage" ? 400 : 500;
 }
 

@@ -4,8 +4,15 @@
  * then ended) or over Streamable HTTP for a URL, within a timeout. The
  * answer is a closed union that callers branch on.
  *
+ * A spawned server starts from the child allowlist
+ * (adapters/process/child_env.ts), the profile's `terminal.env_passthrough`
+ * names and its own `env` from config, never the dashboard's whole
+ * environment.
+ *
  * @module
  */
+
+import { childEnvironment, type ProcessGroup, spawnProcessGroup } from "../adapters/process/mod.ts";
 
 /** What to check: a command (stdio) or a URL (Streamable HTTP). */
 export interface McpProbeTarget {
@@ -20,8 +27,12 @@ export interface McpProbeTarget {
 export interface McpProbeOptions {
   /** How long the handshake may take, in milliseconds. */
   timeoutMs: number;
-  /** Environment the child starts from (only safe variables are passed on). */
+  /** Environment the child starts from (only the allowlisted variables are passed on). */
   baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Names passed on besides the allowlist: the profile's `terminal.env_passthrough`. */
+  envPassthrough?: readonly string[];
+  /** Where passthrough names are looked up (default `baseEnv`): the profile's `.env`, then the environment. */
+  envLookup?: (name: string) => string | undefined;
   cwd?: string;
 }
 
@@ -72,20 +83,6 @@ export const MCP_SUPPORTED_VERSIONS: readonly string[] = [
   "2024-10-07",
 ];
 
-/** Variables a spawned server inherits; everything else must be in its own `env`. */
-const INHERITED_ENV = [
-  "HOME",
-  "LOGNAME",
-  "PATH",
-  "SHELL",
-  "TERM",
-  "USER",
-  "LANG",
-  "TMPDIR",
-  "SYSTEMROOT",
-  "APPDATA",
-  "USERPROFILE",
-];
 const STDERR_TAIL = 2000;
 const KILL_GRACE_MS = 1000;
 
@@ -198,15 +195,14 @@ async function probeStdio(
   options: McpProbeOptions,
 ): Promise<McpProbeResult> {
   const startedAt = Date.now();
-  const env: Record<string, string> = {};
-  for (const name of INHERITED_ENV) {
-    const value = options.baseEnv[name];
-    if (value !== undefined) env[name] = value;
-  }
-  Object.assign(env, target.env ?? {});
-  let child: Deno.ChildProcess;
+  const env = childEnvironment(options.baseEnv, {
+    passthrough: options.envPassthrough,
+    lookup: options.envLookup,
+    extra: target.env,
+  });
+  let group: ProcessGroup;
   try {
-    child = new Deno.Command(target.command!, {
+    group = spawnProcessGroup(target.command!, {
       args: [...(target.args ?? [])],
       env,
       clearEnv: true,
@@ -214,8 +210,7 @@ async function probeStdio(
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
-      detached: Deno.build.os !== "windows",
-    }).spawn();
+    });
   } catch (error) {
     const reason = error instanceof Deno.errors.NotFound
       ? "no such program on PATH"
@@ -228,6 +223,7 @@ async function probeStdio(
     };
   }
 
+  const { child } = group;
   let stderr = "";
   const stderrDone = (async () => {
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
@@ -278,7 +274,7 @@ async function probeStdio(
   }
   if (outcome !== "timeout" && outcome !== undefined) await send(INITIALIZED);
   await writer.close().catch(() => {});
-  const status = await stop(child);
+  const status = await stop(group);
   await Promise.race([stderrDone, new Promise((resolve) => setTimeout(resolve, 200))]);
   const stderrTail = stderr.trim() === "" ? undefined : stderr.trim();
 
@@ -306,31 +302,17 @@ async function probeStdio(
   return interpret("stdio", outcome, startedAt);
 }
 
-/** Ends a spawned server: SIGTERM to its process group, SIGKILL after a grace period. */
-async function stop(child: Deno.ChildProcess): Promise<Deno.CommandStatus> {
-  const signal = (name: Deno.Signal) => {
-    try {
-      if (Deno.build.os === "windows") child.kill(name);
-      else Deno.kill(-child.pid, name);
-    } catch {
-      // Already gone.
-    }
-  };
-  let exited = false;
-  const status = child.status.then((s) => {
-    exited = true;
-    return s;
-  });
-  await Promise.race([status, new Promise((resolve) => setTimeout(resolve, 50))]);
-  if (!exited) signal("SIGTERM");
+/**
+ * Ends a spawned server once it had a moment to exit on its own: SIGTERM to
+ * its process tree, SIGKILL after a grace period for whatever still runs (a
+ * launcher such as npx and what it started included).
+ */
+async function stop(group: ProcessGroup): Promise<Deno.CommandStatus> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    status,
-    new Promise((resolve) => timer = setTimeout(resolve, KILL_GRACE_MS)),
-  ]);
+  await Promise.race([group.status, new Promise((resolve) => timer = setTimeout(resolve, 50))]);
   clearTimeout(timer);
-  if (!exited) signal("SIGKILL");
-  return await status;
+  await group.terminate({ graceMs: KILL_GRACE_MS });
+  return await group.status;
 }
 
 /** Reads a Streamable HTTP answer: one JSON object, or an SSE stream carrying it. */

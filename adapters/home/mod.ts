@@ -1,5 +1,6 @@
 /**
- * The on-disk home: layout, profile homes, config and `.env` files, atomic writes.
+ * The on-disk home: layout, profile homes, config and `.env` files, atomic writes,
+ * and the per-file lock every read-modify-write of a profile file runs under.
  *
  * @module
  */
@@ -7,6 +8,7 @@
 export * from "./layout.ts";
 export * from "./home.ts";
 export * from "./atomic.ts";
+export * from "./file_lock.ts";
 export * from "./env_file.ts";
 export * from "./config_file.ts";
 export * from "./session_files.ts";

@@ -13,7 +13,7 @@ import {
   type ProfileMeta,
   type ProfileMetaPatch,
 } from "../../core/profiles/mod.ts";
-import { writeFileAtomic } from "./atomic.ts";
+import { updateTextFile } from "./text_file.ts";
 
 /** What reading `profile.yaml` gave. */
 export interface ProfileMetaRead {
@@ -42,7 +42,13 @@ export async function readProfileMeta(file: string): Promise<ProfileMetaRead> {
     if (error instanceof Deno.errors.NotFound) return { meta: emptyProfileMeta() };
     return { meta: emptyProfileMeta(), warning: unusable(file, (error as Error).message) };
   }
-  const parsed = parseProfileMeta(text);
+  let parsed: ReturnType<typeof parseProfileMeta>;
+  try {
+    parsed = parseProfileMeta(text);
+  } catch (error) {
+    // parseProfileMeta does not throw; should it ever, this profile still reads as the defaults.
+    parsed = { meta: emptyProfileMeta(), problem: (error as Error).message.split("\n")[0] };
+  }
   return parsed.problem === undefined
     ? { meta: parsed.meta }
     : { meta: parsed.meta, warning: unusable(file, parsed.problem) };
@@ -50,17 +56,19 @@ export async function readProfileMeta(file: string): Promise<ProfileMetaRead> {
 
 /**
  * Sets the fields of `patch` in `profile.yaml` at `file`, keeping every other
- * key, and returns the metadata now stored. A corrupt file is replaced.
+ * key (the file is re-read under its lock, so a concurrent change is kept),
+ * and returns the metadata now stored. A corrupt file is replaced.
  */
 export async function updateProfileMeta(
   file: string,
   patch: ProfileMetaPatch,
 ): Promise<ProfileMeta> {
-  // A missing, unreadable or corrupt file is replaced; a directory in the
-  // way makes the write fail with its own message.
-  const text = await Deno.readTextFile(file).catch(() => "");
-  const updated = applyProfileMeta(text, patch);
-  await writeFileAtomic(file, updated, { mode: 0o600 });
+  const updated = await updateTextFile(file, (text) => applyProfileMeta(text, patch), {
+    // A missing, unreadable or corrupt file is replaced; a directory in the
+    // way makes the write fail with its own message.
+    read: (path) => Deno.readTextFile(path).catch(() => ""),
+    mode: 0o600,
+  });
   return parseProfileMeta(updated).meta;
 }
 

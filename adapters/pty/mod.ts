@@ -1,5 +1,6 @@
 /**
- * Pseudo-terminals: a program behind a pty, and ending its whole session.
+ * Pseudo-terminals: a program behind a pty, and ending its whole session
+ * (through adapters/process/kill_tree.ts).
  *
  * @module
  */

@@ -13,7 +13,7 @@
 
 import { importLazily } from "../_lazy.ts";
 import { HeraldError } from "../../core/errors.ts";
-import { killSession } from "./_session_kill.ts";
+import { killProcessTree, type SignalSender } from "../process/mod.ts";
 
 /** What to run in the terminal. */
 export interface PtySpawnOptions {
@@ -27,6 +27,8 @@ export interface PtySpawnOptions {
   rows?: number;
   /** `$TERM` for the child; defaults to `xterm-256color`. */
   term?: string;
+  /** How {@link PtyProcess.terminate} sends signals (default `Deno.kill`); tests record them. */
+  kill?: SignalSender;
 }
 
 /** How the program ended. */
@@ -50,8 +52,10 @@ export interface PtyProcess {
   onExit(listener: (exit: PtyExit) => void): void;
   /**
    * Ends the program and every process of its terminal session: hang-up and
-   * SIGTERM, then SIGKILL after `graceMs`. Resolves once none of them runs
-   * and the terminal is closed. Safe to call more than once.
+   * SIGTERM, then SIGKILL after `graceMs`, always through process groups
+   * (adapters/process/kill_tree.ts); once the program has exited, its own
+   * pid and group are never signalled again. Resolves once none of them
+   * runs and the terminal is closed. Safe to call more than once.
    */
   terminate(graceMs?: number): Promise<void>;
 }
@@ -141,8 +145,17 @@ export async function spawnPty(options: PtySpawnOptions): Promise<PtyProcess> {
     },
     terminate(graceMs = PTY_KILL_GRACE_MS) {
       terminating ??= (async () => {
-        if (Deno.build.os === "windows") term.kill();
-        else await killSession(term.pid, graceMs);
+        if (Deno.build.os === "windows") {
+          if (!exited) term.kill();
+        } else {
+          await killProcessTree({ pid: term.pid, exited: () => exited !== undefined }, {
+            graceMs,
+            // What a closed terminal sends; interactive shells ignore SIGTERM but not SIGHUP.
+            ask: ["SIGHUP", "SIGTERM"],
+            session: true,
+            kill: options.kill,
+          });
+        }
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([
           exitedPromise,

@@ -152,7 +152,14 @@ export async function openProfileRuntime(
   const projectRules = rules ? await readOptional(join(options.cwd, "AGENTS.md")) : undefined;
   const store = openStateStore(paths.stateDb);
   const tools = new ToolRegistry([
-    ...builtinTools(),
+    // Commands get the child allowlist plus the names the profile passes on.
+    ...builtinTools({
+      terminal: {
+        baseEnv: options.env,
+        envPassthrough: config.terminal.env_passthrough,
+        envLookup: credentials,
+      },
+    }),
     createSessionSearchTool(store),
     ...createSkillTools(),
   ]);

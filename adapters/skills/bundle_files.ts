@@ -17,6 +17,7 @@ import {
   uniqueSkillRefs,
 } from "../../core/skills/mod.ts";
 import { writeFileAtomic } from "../home/atomic.ts";
+import { withFileLock } from "../home/file_lock.ts";
 import { isFile } from "./_fs.ts";
 import { bundlesDir, loadBundles } from "./catalog.ts";
 
@@ -68,12 +69,16 @@ export async function saveBundle(
       `Bundle "${name}" needs at least one skill; pass --skill <name> (repeat for more)`,
     );
   }
-  const existing = await existingFile(home, slug);
-  if (existing && !options.force) throw new BundleExistsError(slug, existing);
-  const file = existing ?? join(bundlesDir(home), `${slug}.yaml`);
   await Deno.mkdir(bundlesDir(home), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(file, renderBundle({ ...input, name, skills }), { mode: 0o600 });
-  return { slug, file, replaced: existing !== undefined };
+  // Checked and written under one lock per slug, so two saves of a new bundle at once
+  // give one write and one BundleExistsError instead of one silently replacing the other.
+  return withFileLock(join(bundlesDir(home), `${slug}.yaml`), async () => {
+    const existing = await existingFile(home, slug);
+    if (existing && !options.force) throw new BundleExistsError(slug, existing);
+    const file = existing ?? join(bundlesDir(home), `${slug}.yaml`);
+    await writeFileAtomic(file, renderBundle({ ...input, name, skills }), { mode: 0o600 });
+    return { slug, file, replaced: existing !== undefined };
+  });
 }
 
 /**

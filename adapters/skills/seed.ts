@@ -9,12 +9,17 @@
  * user and is never re-added. While `<home>/.no-bundled-skills` exists,
  * nothing is seeded.
  *
+ * Seeding and removal run under the lock of the manifest
+ * (`skills/.bundled_manifest.lock`, see withFileLock), re-reading it inside,
+ * so two processes seeding the same profile never lose each other's records.
+ *
  * @module
  */
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeFileAtomic } from "../home/atomic.ts";
+import { withFileLock } from "../home/file_lock.ts";
 import { entryIsDirectory, isDirectory, isFile, listFiles, readDirSorted } from "./_fs.ts";
 import { skillsDir } from "./catalog.ts";
 
@@ -131,7 +136,7 @@ export async function readManifest(home: string): Promise<Map<string, string>> {
   const entries = new Map<string, string>();
   let text = "";
   try {
-    text = await Deno.readTextFile(join(skillsDir(home), MANIFEST_FILE));
+    text = await Deno.readTextFile(manifestPath(home));
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
@@ -145,14 +150,29 @@ export async function readManifest(home: string): Promise<Map<string, string>> {
   return entries;
 }
 
-/** Writes the manifest atomically, sorted by name. */
-export async function writeManifest(home: string, entries: Map<string, string>): Promise<void> {
+function manifestPath(home: string): string {
+  return join(skillsDir(home), MANIFEST_FILE);
+}
+
+/**
+ * Runs `fn` under the manifest's lock (creating `skills/` for the lock file).
+ * Read the manifest inside `fn` and write it with {@link writeManifestHeld}.
+ */
+async function withManifestLock<T>(home: string, fn: () => Promise<T>): Promise<T> {
   await Deno.mkdir(skillsDir(home), { recursive: true, mode: 0o700 });
+  return withFileLock(manifestPath(home), fn);
+}
+
+/** Replaces the manifest atomically, sorted by name, under its lock. */
+export function writeManifest(home: string, entries: Map<string, string>): Promise<void> {
+  return withManifestLock(home, () => writeManifestHeld(home, entries));
+}
+
+/** Writes the manifest atomically, sorted by name; the caller holds the manifest lock. */
+async function writeManifestHeld(home: string, entries: Map<string, string>): Promise<void> {
   const lines = [...entries].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
     .map(([name, hash]) => `${name}:${hash}\n`);
-  await writeFileAtomic(join(skillsDir(home), MANIFEST_FILE), MANIFEST_HEADER + lines.join(""), {
-    mode: 0o600,
-  });
+  await writeFileAtomic(manifestPath(home), MANIFEST_HEADER + lines.join(""), { mode: 0o600 });
 }
 
 /** True while the profile at `home` has opted out of bundled skills. */
@@ -292,6 +312,10 @@ export async function seedSkillsFrom(home: string, source: string): Promise<Seed
     report.skippedOptedOut.push(...bundled.map((skill) => skill.name));
     return report;
   }
+  return withManifestLock(home, () => seedUnderLock(home, bundled));
+}
+
+async function seedUnderLock(home: string, bundled: BundledSkill[]): Promise<SeedReport> {
   const report = emptyReport(false);
   const root = skillsDir(home);
   const manifest = await readManifest(home);
@@ -342,7 +366,7 @@ export async function seedSkillsFrom(home: string, source: string): Promise<Seed
   }
   const changed = manifest.size !== before.size ||
     [...manifest].some(([name, hash]) => before.get(name) !== hash);
-  if (changed) await writeManifest(home, manifest);
+  if (changed) await writeManifestHeld(home, manifest);
   return report;
 }
 
@@ -398,18 +422,21 @@ export async function removeUnmodifiedBundledSkills(
   source: string = bundledSkillsDir(),
 ): Promise<string[]> {
   const wanted = new Set(names);
-  const manifest = await readManifest(home);
-  const removed: string[] = [];
-  for (const skill of await trackedSkills(home, source)) {
-    if (!wanted.has(skill.name) || skill.state !== "unmodified") continue;
-    await Deno.remove(skill.dir, { recursive: true });
-    manifest.delete(skill.name);
-    removed.push(skill.name);
-    const parent = dirname(skill.dir);
-    if (parent !== skillsDir(home) && (await readDirSorted(parent)).length === 0) {
-      await Deno.remove(parent).catch(() => {});
+  if (wanted.size === 0 || !(await isDirectory(skillsDir(home)))) return [];
+  return withManifestLock(home, async () => {
+    const manifest = await readManifest(home);
+    const removed: string[] = [];
+    for (const skill of await trackedSkills(home, source)) {
+      if (!wanted.has(skill.name) || skill.state !== "unmodified") continue;
+      await Deno.remove(skill.dir, { recursive: true });
+      manifest.delete(skill.name);
+      removed.push(skill.name);
+      const parent = dirname(skill.dir);
+      if (parent !== skillsDir(home) && (await readDirSorted(parent)).length === 0) {
+        await Deno.remove(parent).catch(() => {});
+      }
     }
-  }
-  if (removed.length > 0) await writeManifest(home, manifest);
-  return removed;
+    if (removed.length > 0) await writeManifestHeld(home, manifest);
+    return removed;
+  });
 }

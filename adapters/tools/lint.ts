@@ -12,6 +12,7 @@ import { importLazily } from "../_lazy.ts";
 import { basename as pathBasename, extname } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { LintResult } from "../../core/tools/types.ts";
+import { childEnvironment } from "../process/mod.ts";
 
 /** At most this many problems are listed in one lint output. */
 const MAX_PROBLEMS = 10;
@@ -268,9 +269,12 @@ export async function lintPython(path: string): Promise<LintResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), PYTHON_TIMEOUT_MS);
   try {
+    // Isolated (-I): no module from the working directory shadows py_compile, no PYTHON*
+    // variable applies; the environment is the child allowlist, never Herald's credentials.
     const output = await new Deno.Command("python3", {
-      args: ["-m", "py_compile", path],
-      env: { PYTHONPYCACHEPREFIX: cache },
+      args: ["-I", "-X", `pycache_prefix=${cache}`, "-m", "py_compile", path],
+      env: childEnvironment(Deno.env.toObject()),
+      clearEnv: true,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { ToolError } from "../../core/tools/types.ts";
 import { defineTypedTool, type TypedTool } from "./_typed.ts";
 import { writeFileAtomic } from "../home/atomic.ts";
+import { withFileLock } from "../home/file_lock.ts";
 import { readTextOrEmpty } from "../home/text_file.ts";
 
 /** Which memory file an action targets. */
@@ -104,12 +105,13 @@ export function createMemoryTool(
       `preferences and details. Budgets: memory ${limits.memory} chars, user ${limits.user} chars. ` +
       "Entries take effect in the system prompt from the next session; results show the live state.",
     schema: memoryArgs,
-    run(args, context): Promise<MemoryResult> {
+    async run(args, context): Promise<MemoryResult> {
       const path = memoryFile(context.home, args.target);
-      return withLock(path, async () => {
+      // The folder first: the lock file (shared with other processes) lives beside the file.
+      await Deno.mkdir(join(context.home, "memories"), { recursive: true });
+      return await withFileLock(path, async () => {
         const entries = parseEntries(await readTextOrEmpty(path));
         const next = applyAction(args, entries, limits[args.target]);
-        await Deno.mkdir(join(context.home, "memories"), { recursive: true });
         await writeFileAtomic(path, render(next));
         return {
           target: args.target,
@@ -230,19 +232,4 @@ function chars(text: string): number {
   let count = 0;
   for (const _ of text) count++;
   return count;
-}
-
-const locks = new Map<string, Promise<unknown>>();
-
-/** Runs `task` after every earlier task on the same key (one writer per memory file in this process). */
-async function withLock<T>(key: string, task: () => Promise<T>): Promise<T> {
-  const previous = locks.get(key) ?? Promise.resolve();
-  const run = previous.then(task, task);
-  const tail = run.catch(() => {});
-  locks.set(key, tail);
-  try {
-    return await run;
-  } finally {
-    if (locks.get(key) === tail) locks.delete(key);
-  }
 }

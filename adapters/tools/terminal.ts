@@ -3,7 +3,9 @@
  * directory and returns its exit code and output. Dangerous commands (see
  * core/tools/dangerous.ts) need the user's approval first. The command runs
  * in its own process group, so a timeout or an interrupt ends everything it
- * started, not only the shell.
+ * started, not only the shell. Its environment is the allowlist of
+ * adapters/process/child_env.ts plus the profile's `terminal.env_passthrough`
+ * names, never Herald's whole environment.
  *
  * @module
  */
@@ -11,8 +13,13 @@
 import { z } from "zod";
 import { detectDangerousCommand } from "../../core/tools/dangerous.ts";
 import { ToolError } from "../../core/tools/types.ts";
+import {
+  childEnvironment,
+  type ProcessGroup,
+  type SignalSender,
+  spawnProcessGroup,
+} from "../process/mod.ts";
 import { defineTypedTool, type TypedTool } from "./_typed.ts";
-import { killProcessGroup } from "./_process_group.ts";
 import { resolveToolPath, userHome } from "./_paths.ts";
 
 /** Seconds a command may run when the model gives no timeout. */
@@ -34,8 +41,19 @@ export interface TerminalOptions {
    * later output is not captured.
    */
   drainMs?: number;
-  /** Extra environment variables for commands (the rest is inherited, minus credentials). */
+  /** Variables set for every command, over the allowlisted ones. */
   env?: Record<string, string>;
+  /** Herald's environment, which the allowlist picks from (default: `Deno.env` at each command). */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Names passed on besides the allowlist: the profile's `terminal.env_passthrough`. */
+  envPassthrough?: readonly string[];
+  /**
+   * Where passthrough names are looked up (default: `baseEnv`); a profile
+   * passes its credentials (its `.env`, then the environment).
+   */
+  envLookup?: (name: string) => string | undefined;
+  /** How signals reach the command's process group (default `Deno.kill`); tests record them. */
+  kill?: SignalSender;
   /** Folder that `~` in `workdir` expands to; defaults to the user's home. */
   homeDir?: string;
 }
@@ -115,16 +133,23 @@ export function createTerminalTool(
       if (context.signal.aborted) throw interrupted(0);
 
       const started = performance.now();
-      const child = spawnShell(args.command, cwd, options.env);
+      const base = options.baseEnv ?? Deno.env.toObject();
+      const env = childEnvironment(base, {
+        passthrough: options.envPassthrough,
+        lookup: options.envLookup,
+        extra: options.env,
+      });
+      const group = spawnShell(args.command, cwd, env);
+      const { child } = group;
       const stdout = pump(child.stdout, new HeadTail(maxChars));
       const stderr = pump(child.stderr, new HeadTail(maxChars));
 
       let timedOut = false;
       let stopping: Promise<void> | undefined;
       const stop = () => {
-        stopping ??= Deno.build.os === "windows"
-          ? Promise.resolve(child.kill("SIGKILL"))
-          : killProcessGroup(child.pid, graceMs);
+        // Once the shell has exited, what it left running is not ours to signal.
+        if (group.exited()) return;
+        stopping ??= group.terminate({ graceMs, kill: options.kill });
       };
       const timeoutMs = (args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S) * 1000;
       const timer = setTimeout(() => {
@@ -135,7 +160,7 @@ export function createTerminalTool(
 
       let status: Deno.CommandStatus;
       try {
-        status = await child.status;
+        status = await group.status;
         clearTimeout(timer);
         if (stopping) await stopping;
         if (!(await settlesWithin(Promise.all([stdout.done, stderr.done]), drainMs))) {
@@ -188,37 +213,18 @@ async function checkDirectory(path: string): Promise<void> {
   }
 }
 
-/** Variable names that look like credentials; commands the model runs never see them. */
-const SECRET_NAME = /(API_KEY|_TOKEN|_SECRET|PASSWORD|_PASSWD)$|^HERALD_DASHBOARD_SESSION_TOKEN$/i;
-
-/**
- * The environment for a command: the process environment without anything
- * that looks like a credential, plus the tool's extra variables.
- */
-export function commandEnvironment(
-  inherited: Record<string, string>,
-  extra: Record<string, string> = {},
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(inherited)) {
-    if (!SECRET_NAME.test(name)) env[name] = value;
-  }
-  return { ...env, ...extra };
-}
-
-/** Spawns `bash -c command` (or `sh -c` where bash is missing) as a process-group leader. */
-function spawnShell(command: string, cwd: string, env?: Record<string, string>): Deno.ChildProcess {
+/** Spawns `bash -c command` (or `sh -c` where bash is missing) at the head of its own process tree. */
+function spawnShell(command: string, cwd: string, env: Record<string, string>): ProcessGroup {
   const spawn = (shell: string) =>
-    new Deno.Command(shell, {
+    spawnProcessGroup(shell, {
       args: ["-c", command],
       cwd,
-      env: commandEnvironment(Deno.env.toObject(), env),
+      env,
       clearEnv: true,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
-      detached: Deno.build.os !== "windows",
-    }).spawn();
+    });
   try {
     return spawn("bash");
   } catch (error) {

@@ -15,7 +15,7 @@ import {
   runCatalogCommand,
 } from "../../core/commands/mod.ts";
 import { VERSION } from "../../core/version.ts";
-import { readConfigText, writeConfigText } from "../../adapters/home/mod.ts";
+import { updateConfigText } from "../../adapters/home/mod.ts";
 import type { CliContext } from "../context.ts";
 import { type Output, printJson } from "../io.ts";
 import { createApprovalHandler } from "../chat/approval.ts";
@@ -214,11 +214,9 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
         allowed,
         async persistAlways(ruleKey) {
           if (!persist) return;
-          const text = await readConfigText(paths.config);
-          await writeConfigText(
-            paths.config,
-            appendConfigListValue(text, paths.config, "approvals.allow", ruleKey),
-          );
+          await updateConfigText(paths.config, (text) => ({
+            text: appendConfigListValue(text, paths.config, "approvals.allow", ruleKey),
+          }));
         },
       });
       // Loaded here through a variable (Deno pre-loads literal dynamic imports), so other

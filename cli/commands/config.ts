@@ -12,12 +12,7 @@ import {
   redactSecrets,
   resolveConfigKey,
 } from "../../core/config/mod.ts";
-import {
-  loadConfigFile,
-  readConfigText,
-  writeConfigText,
-  writeEnvValue,
-} from "../../adapters/home/mod.ts";
+import { loadConfigFile, updateConfigText } from "../../adapters/home/mod.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 
@@ -71,10 +66,15 @@ export function registerConfig(program: Command, ctx: () => CliContext): void {
     .action(async (key: string, value: string, options: JsonFlag) => {
       const c = ctx();
       const paths = await c.home();
-      const plan = planConfigSet(await readConfigText(paths.config), paths.config, key, value);
+      // Planned from the file as it is inside the lock, so a concurrent change is kept;
+      // a secret is stored in .env before config.yaml references it.
+      const plan = (await updateConfigText(paths.config, (current) => {
+        const plan = planConfigSet(current, paths.config, key, value);
+        return plan.kind === "secret"
+          ? { ...plan, secrets: [{ name: plan.envName, value: plan.secret }] }
+          : plan;
+      }, { envPath: paths.env }))!;
       if (plan.kind === "secret") {
-        await writeEnvValue(paths.env, plan.envName, plan.secret);
-        if (plan.text !== null) await writeConfigText(paths.config, plan.text);
         if (options.json) {
           printJson(c.io, { key: plan.path ?? plan.envName, env: plan.envName, file: paths.env });
         } else {
@@ -83,7 +83,6 @@ export function registerConfig(program: Command, ctx: () => CliContext): void {
         }
         return;
       }
-      await writeConfigText(paths.config, plan.text);
       if (options.json) printJson(c.io, { key: plan.path, value: plan.value, file: paths.config });
       else c.io.out(`Set ${plan.path} = ${formatValue(plan.value)} in ${paths.config}\n`);
     });

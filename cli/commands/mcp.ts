@@ -13,12 +13,7 @@ import {
   planMcpServerAdd,
   planMcpServerRemove,
 } from "../../core/mcp/mod.ts";
-import {
-  loadConfigFile,
-  readConfigText,
-  writeConfigText,
-  writeEnvValue,
-} from "../../adapters/home/mod.ts";
+import { loadConfigFile, updateConfigText } from "../../adapters/home/mod.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 
@@ -110,7 +105,7 @@ export function registerMcp(program: Command, ctx: () => CliContext): void {
     .action(async (name: string, options: AddOptions) => {
       const c = ctx();
       const paths = await c.home();
-      const plan = planMcpServerAdd(await readConfigText(paths.config), paths.config, {
+      const input = {
         name,
         command: options.command,
         args: options.arg,
@@ -119,9 +114,13 @@ export function registerMcp(program: Command, ctx: () => CliContext): void {
         headers: pairs(options.header, ":", "Name: value"),
         timeout: options.timeout,
         enabled: options.disabled ? false : undefined,
-      });
-      for (const secret of plan.secrets) await writeEnvValue(paths.env, secret.name, secret.value);
-      await writeConfigText(paths.config, plan.text);
+      };
+      // Planned inside the lock from the current file; secrets go to .env first.
+      const plan = (await updateConfigText(
+        paths.config,
+        (current) => planMcpServerAdd(current, paths.config, input),
+        { envPath: paths.env },
+      ))!;
       const loaded = await loadConfigFile(paths.config);
       const server = describeMcpServers(loaded.config.mcp_servers).find((s) => s.name === name)!;
       if (options.json) {
@@ -143,8 +142,9 @@ export function registerMcp(program: Command, ctx: () => CliContext): void {
     .action(async (name: string, options: { json?: boolean }) => {
       const c = ctx();
       const paths = await c.home();
-      const text = planMcpServerRemove(await readConfigText(paths.config), paths.config, name);
-      await writeConfigText(paths.config, text);
+      await updateConfigText(paths.config, (current) => ({
+        text: planMcpServerRemove(current, paths.config, name),
+      }));
       if (options.json) return printJson(c.io, { profile: paths.name, removed: name });
       c.io.out(`Removed MCP server ${name} from ${paths.config}\n`);
     });

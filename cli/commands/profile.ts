@@ -71,6 +71,8 @@ interface ProfileRow {
   skill_count: number;
   model: string | null;
   provider: string | null;
+  /** Problems with this profile's files (a corrupt profile.yaml); each is also printed on stderr. */
+  warnings: string[];
 }
 
 /** What `describe` did for one profile. */
@@ -94,9 +96,17 @@ function target(c: CliContext, name: string | undefined): Promise<ProfilePaths> 
 
 /** Reads profile.yaml, printing a warning when it is corrupt. */
 async function readMeta(c: CliContext, paths: ProfilePaths): Promise<ProfileMeta> {
-  const { meta, warning } = await readProfileMeta(paths.profileYaml);
-  if (warning) c.io.err(`herald: warning: ${warning}\n`);
-  return meta;
+  return (await readMetaWithWarning(c, paths)).meta;
+}
+
+/** Reads profile.yaml, printing and returning the warning when it is corrupt. */
+async function readMetaWithWarning(
+  c: CliContext,
+  paths: ProfilePaths,
+): Promise<{ meta: ProfileMeta; warning?: string }> {
+  const read = await readProfileMeta(paths.profileYaml);
+  if (read.warning) c.io.err(`herald: warning: ${read.warning}\n`);
+  return read;
 }
 
 async function profileRow(
@@ -104,7 +114,7 @@ async function profileRow(
   paths: ProfilePaths,
   skills: readonly ProfileSkill[],
 ): Promise<ProfileRow> {
-  const meta = await readMeta(c, paths);
+  const { meta, warning } = await readMetaWithWarning(c, paths);
   let model: string | null = null;
   let provider: string | null = null;
   try {
@@ -124,6 +134,7 @@ async function profileRow(
     skill_count: skills.length,
     model,
     provider,
+    warnings: warning ? [warning] : [],
   };
 }
 
@@ -302,10 +313,11 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
       const width = Math.max(...rows.map((row) => row.name.length));
       for (const row of rows) {
         const sticky = row.sticky ? " (sticky)" : "";
+        const flagged = row.warnings.length > 0 ? " (profile.yaml ignored, see warning)" : "";
         c.io.out(
           `${row.active ? "*" : " "} ${row.name.padEnd(width)}  ` +
             `${plural(row.skill_count, "skill").padEnd(10)}  ` +
-            `${descriptionText(row.description, row.description_auto)}${sticky}\n`,
+            `${descriptionText(row.description, row.description_auto)}${sticky}${flagged}\n`,
         );
       }
     });

@@ -4,6 +4,7 @@
  */
 
 import type { z } from "zod";
+import { isPrototypeKey } from "../_util/yaml.ts";
 
 type AnySchema = z.ZodType;
 
@@ -16,6 +17,20 @@ interface Def {
 
 function defOf(schema: AnySchema): Def {
   return (schema as unknown as { _zod: { def: Def } })._zod.def;
+}
+
+/**
+ * The schema of `key` under a section, or `undefined`. Only the section's
+ * own keys count: `constructor`, `toString` and the like are unknown keys,
+ * and `__proto__` is unknown everywhere, records included.
+ */
+function childSchema(def: Def, key: string): AnySchema | undefined {
+  if (isPrototypeKey(key)) return undefined;
+  if (def.type === "object") {
+    return def.shape && Object.hasOwn(def.shape, key) ? def.shape[key] : undefined;
+  }
+  if (def.type === "record") return def.valueType;
+  return undefined;
 }
 
 /** Strips defaults, prefaults, optional and nullable wrappers. */
@@ -41,10 +56,7 @@ export function schemaAt(root: AnySchema, path: readonly string[]): AnySchema | 
   let current: AnySchema | undefined = root;
   for (const segment of path) {
     if (!current) return undefined;
-    const def = defOf(unwrap(current));
-    if (def.type === "object") current = def.shape?.[segment];
-    else if (def.type === "record") current = def.valueType;
-    else return undefined;
+    current = childSchema(defOf(unwrap(current)), segment);
   }
   return current;
 }
@@ -53,14 +65,12 @@ export function schemaAt(root: AnySchema, path: readonly string[]): AnySchema | 
 export function unknownKeyPaths(root: AnySchema, value: unknown, prefix: string[] = []): string[] {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return [];
   const def = defOf(unwrap(root));
+  if (def.type !== "object" && def.type !== "record") return [];
   const found: string[] = [];
   for (const [key, child] of Object.entries(value)) {
-    let childSchema: AnySchema | undefined;
-    if (def.type === "object") childSchema = def.shape?.[key];
-    else if (def.type === "record") childSchema = def.valueType;
-    else return [];
-    if (!childSchema) found.push([...prefix, key].join("."));
-    else found.push(...unknownKeyPaths(childSchema, child, [...prefix, key]));
+    const schema = childSchema(def, key);
+    if (!schema) found.push([...prefix, key].join("."));
+    else found.push(...unknownKeyPaths(schema, child, [...prefix, key]));
   }
   return found;
 }

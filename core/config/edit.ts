@@ -12,6 +12,8 @@ import { ConfigSchema } from "./schema.ts";
 import { parseConfigDocument } from "./load.ts";
 import { kindOf, knownKeyPaths, schemaAt } from "./_walk.ts";
 import { isEnvName, isSecretKey, secretEnvName } from "./secrets.ts";
+import { checkConfigTextSize, checkConfigValueSize, checkEnvValueSize } from "./limits.ts";
+import { readYaml } from "../_util/yaml.ts";
 
 /** What a `config set` amounts to. */
 export type ConfigSetPlan =
@@ -50,11 +52,9 @@ function coerce(key: string, path: string[], rawValue: string): unknown {
     throw new ConfigValueError(key, rawValue, `"${key}" is a section; set one of its keys instead`);
   }
   const candidates: unknown[] = [];
-  try {
-    candidates.push(YAML.parse(rawValue));
-  } catch {
-    // Not YAML on its own: it can still be a plain string.
-  }
+  // Not YAML on its own (or an alias bomb): it can still be a plain string.
+  const yaml = readYaml(rawValue);
+  if (yaml.ok) candidates.push(yaml.value);
   candidates.push(rawValue);
   let firstProblem = "";
   for (const candidate of candidates) {
@@ -71,9 +71,14 @@ function coerce(key: string, path: string[], rawValue: string): unknown {
  * reference; everything else is type-checked against the schema and written
  * into the document with the user's comments kept.
  *
+ * A key named after an `Object.prototype` member (`constructor`,
+ * `__proto__`, ...) is an unknown key like any other.
+ *
  * @throws ConfigParseError when the current text is not valid YAML (nothing is written).
  * @throws ConfigKeyError for a key the schema does not know.
  * @throws ConfigValueError for a value of the wrong type.
+ * @throws ValueTooLargeError for a value over `MAX_CONFIG_VALUE_BYTES` (a secret: over
+ *   `MAX_ENV_VALUE_BYTES`), or when config.yaml would grow past `MAX_CONFIG_TEXT_BYTES`.
  */
 export function planConfigSet(
   currentText: string,
@@ -82,9 +87,12 @@ export function planConfigSet(
   rawValue: string,
 ): ConfigSetPlan {
   if (isEnvName(key)) {
+    checkEnvValueSize(key, rawValue);
     return { kind: "secret", path: null, envName: key, secret: rawValue, text: null };
   }
   const path = resolveConfigKey(key);
+  if (isSecretKey(key)) checkEnvValueSize(key, rawValue);
+  else checkConfigValueSize(key, rawValue);
   const doc = parseConfigDocument(currentText, file);
   if (isSecretKey(key)) {
     const provider = doc.getIn(["model", "provider"]);
@@ -92,24 +100,25 @@ export function planConfigSet(
     const reference = `\${${envName}}`;
     const unchanged = doc.getIn(path) === reference;
     if (!unchanged) doc.setIn(path, reference);
-    return {
-      kind: "secret",
-      path: key,
-      envName,
-      secret: rawValue,
-      text: unchanged ? null : doc.toString(),
-    };
+    const text = unchanged ? null : doc.toString();
+    if (text !== null) checkConfigTextSize(key, text, currentText);
+    return { kind: "secret", path: key, envName, secret: rawValue, text };
   }
   const value = coerce(key, path, rawValue);
   doc.setIn(path, value);
-  return { kind: "config", path: key, value, text: doc.toString() };
+  const text = doc.toString();
+  checkConfigTextSize(key, text, currentText);
+  return { kind: "config", path: key, value, text };
 }
 
-/** Reads a dotted key from plain data; `undefined` when absent. */
+/**
+ * Reads a dotted key from plain data; `undefined` when absent. Only own
+ * keys are followed (`constructor` is absent, not `Object`).
+ */
 export function getConfigValue(data: unknown, key: string): unknown {
   let node = data;
   for (const segment of key.split(".")) {
-    if (!node || typeof node !== "object") return undefined;
+    if (!node || typeof node !== "object" || !Object.hasOwn(node, segment)) return undefined;
     node = (node as Record<string, unknown>)[segment];
   }
   return node;
@@ -121,6 +130,7 @@ export function getConfigValue(data: unknown, key: string): unknown {
  *
  * @throws ConfigParseError when the current text is not valid YAML.
  * @throws ConfigKeyError for a key the schema does not know.
+ * @throws ValueTooLargeError for a value or a resulting text over the limits.
  */
 export function appendConfigListValue(
   currentText: string,
@@ -129,6 +139,7 @@ export function appendConfigListValue(
   value: string,
 ): string {
   const path = resolveConfigKey(key);
+  checkConfigValueSize(key, value);
   const doc = parseConfigDocument(currentText, file);
   const existing = doc.getIn(path);
   if (YAML.isSeq(existing)) {
@@ -139,5 +150,7 @@ export function appendConfigListValue(
   } else {
     doc.setIn(path, [value]);
   }
-  return doc.toString();
+  const text = doc.toString();
+  checkConfigTextSize(key, text, currentText);
+  return text;
 }

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { checkEnvValueSize } from "./limits.ts";
+
 /** A line that could not be understood; it is kept, never rewritten. */
 export interface EnvWarning {
   line: number;
@@ -70,8 +72,11 @@ export function quoteEnvValue(value: string): string {
 /**
  * Sets `name` in `.env` text: the first assignment is replaced in place,
  * later duplicates removed, or a line is appended. Other lines are untouched.
+ *
+ * @throws ValueTooLargeError for a value over `MAX_ENV_VALUE_BYTES`.
  */
 export function setEnvValue(text: string, name: string, value: string): string {
+  checkEnvValueSize(name, value);
   const line = `${name}=${quoteEnvValue(value)}`;
   const lines = text === "" ? [] : text.split("\n");
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();

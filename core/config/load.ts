@@ -10,6 +10,7 @@ import YAML from "yaml";
 import { ConfigParseError } from "../errors.ts";
 import { ConfigSchema, type HeraldConfig } from "./schema.ts";
 import { unknownKeyPaths } from "./_walk.ts";
+import { positionOf, readYaml, withoutPrototypeKeys } from "../_util/yaml.ts";
 
 /** A problem in the file that did not stop loading. */
 export interface ConfigWarning {
@@ -30,30 +31,34 @@ export interface LoadedConfig {
 /** Looks up an environment variable for `${VAR}` references. */
 export type EnvLookup = (name: string) => string | undefined;
 
-/**
- * Parses YAML text into a YAML document, throwing {@link ConfigParseError}
- * with the file, line and column of the first syntax error.
- */
-export function parseConfigDocument(text: string, file: string): YAML.Document {
-  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  const error = doc.errors[0];
-  if (error) {
-    const pos = error.linePos?.[0] ?? { line: 1, col: 1 };
-    const reason = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-    throw new ConfigParseError(file, pos.line, pos.col, reason);
+/** Parses config text, throwing {@link ConfigParseError} at the first problem. */
+function readConfigYaml(text: string, file: string): { doc: YAML.Document; value: unknown } {
+  const read = readYaml(text);
+  if (!read.ok) {
+    throw new ConfigParseError(file, read.problem.line, read.problem.column, read.problem.reason);
   }
-  const contents = doc.contents;
+  const contents = read.doc.contents;
   if (contents !== null && !YAML.isMap(contents)) {
-    const offset = contents.range?.[0] ?? 0;
-    const before = text.slice(0, offset).split("\n");
+    const { line, column } = positionOf(text, contents.range?.[0] ?? 0);
     throw new ConfigParseError(
       file,
-      before.length,
-      before[before.length - 1].length + 1,
+      line,
+      column,
       "the top level must be a mapping of keys to values",
     );
   }
-  return doc;
+  return { doc: read.doc, value: read.value };
+}
+
+/**
+ * Parses YAML text into a YAML document, throwing {@link ConfigParseError}
+ * with the file, line and column of the first syntax error. Aliases are
+ * checked too (one that names no anchor, or aliases that expand past
+ * `MAX_YAML_ALIASES` copies, are a parse error), so `toJS()` on the
+ * returned document cannot fail.
+ */
+export function parseConfigDocument(text: string, file: string): YAML.Document {
+  return readConfigYaml(text, file).doc;
 }
 
 const REFERENCE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -67,7 +72,8 @@ function expand(
   if (typeof value === "string") {
     return value.replace(REFERENCE, (whole, name: string) => {
       const found = env(name);
-      if (found === undefined) {
+      // Only a string is a value: a lookup that reached a prototype (`${constructor}`) is not.
+      if (typeof found !== "string") {
         warnings.push({
           path: path.join("."),
           message: `${whole} is not set in .env or the environment; kept as written`,
@@ -92,10 +98,11 @@ function deleteAt(target: Record<string, unknown>, path: readonly PropertyKey[])
   let node: unknown = target;
   for (let i = 0; i < path.length - 1; i++) {
     if (!node || typeof node !== "object") return false;
+    if (!Object.hasOwn(node, path[i])) return false;
     node = (node as Record<PropertyKey, unknown>)[path[i]];
   }
   const last = path[path.length - 1];
-  if (!node || typeof node !== "object" || !(last in node)) return false;
+  if (!node || typeof node !== "object" || !Object.hasOwn(node, last)) return false;
   delete (node as Record<PropertyKey, unknown>)[last];
   return true;
 }
@@ -111,7 +118,8 @@ export function validateConfig(
     path,
     message: `unknown key "${path}" (ignored)`,
   }));
-  const data = structuredClone(input);
+  // A copy without `__proto__` keys: they are reported above and never reach the schema.
+  const data = withoutPrototypeKeys(input);
   for (let attempt = 0; attempt < 100; attempt++) {
     const result = ConfigSchema.safeParse(data);
     if (result.success) return { config: result.data, warnings };
@@ -136,10 +144,14 @@ export function validateConfig(
  * @param env when given, `${VAR}` references in string values are expanded.
  */
 export function parseConfig(text: string, file: string, env?: EnvLookup): LoadedConfig {
-  const doc = parseConfigDocument(text, file);
+  const { value } = readConfigYaml(text, file);
   const warnings: ConfigWarning[] = [];
-  let raw = (doc.toJS() ?? {}) as Record<string, unknown>;
+  let raw = (value ?? {}) as Record<string, unknown>;
   if (env) raw = expand(raw, env, [], warnings) as Record<string, unknown>;
   const validated = validateConfig(raw);
-  return { config: validated.config, raw, warnings: [...warnings, ...validated.warnings] };
+  return {
+    config: validated.config,
+    raw: withoutPrototypeKeys(raw),
+    warnings: [...warnings, ...validated.warnings],
+  };
 }

@@ -11,3 +11,4 @@ export * from "./edit.ts";
 export * from "./secrets.ts";
 export { knownKeyPaths } from "./_walk.ts";
 export * from "./env_text.ts";
+export * from "./limits.ts";

@@ -50,6 +50,20 @@ export const ApprovalsSchema = z.object({
 });
 
 /**
+ * Programs Herald starts for the user or the model (terminal commands, the
+ * dashboard terminal's shell, MCP servers). They inherit only an allowlist
+ * of harmless variables (adapters/process/child_env.ts) plus these names.
+ */
+export const TerminalSchema = z.object({
+  /**
+   * Variable names passed on to child processes as they are, from the
+   * profile's `.env` or else Herald's environment (for example `GITHUB_TOKEN`
+   * or `SSH_AUTH_SOCK`).
+   */
+  env_passthrough: z.array(z.string().regex(/^[^=\s]+$/)).default([]),
+});
+
+/**
  * One MCP server: started as a child process (`command`, `args`, `env`) or
  * reached over Streamable HTTP (`url`, `headers`).
  */
@@ -85,6 +99,7 @@ export const ConfigSchema = z.object({
   agent: AgentSchema.prefault({}),
   auxiliary: z.record(z.string(), AuxiliarySlotSchema).default({}),
   approvals: ApprovalsSchema.prefault({}),
+  terminal: TerminalSchema.prefault({}),
   /** Plugin modules (paths relative to the profile home, or absolute) providing LLM hooks. */
   plugins: z.array(z.string()).default([]),
   /** MCP servers by name. */

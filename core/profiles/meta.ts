@@ -8,6 +8,7 @@
 
 import YAML from "yaml";
 import { z } from "zod";
+import { readYaml } from "../_util/yaml.ts";
 
 /** The fields of `profile.yaml` Herald knows; other keys are kept as they are. */
 export const ProfileMetaSchema = z.object({
@@ -93,12 +94,12 @@ type DocumentRead = { value: Record<string, unknown> | null } | { problem: strin
 
 function readDocument(text: string): DocumentRead {
   if (text.trim() === "") return { value: null };
-  const document = YAML.parseDocument(text, { uniqueKeys: true });
-  if (document.errors.length > 0) {
-    const reason = document.errors[0].message.split("\n")[0].replace(/:\s*$/, "");
-    return { problem: `not valid YAML (${reason})` };
+  const read = readYaml(text);
+  if (!read.ok) {
+    const { line, column, reason } = read.problem;
+    return { problem: `not valid YAML (${reason} at line ${line}, column ${column})` };
   }
-  const value: unknown = document.toJS();
+  const value = read.value;
   if (value === null || value === undefined) return { value: null };
   if (typeof value !== "object" || Array.isArray(value)) {
     return { problem: "it is not a mapping of keys to values" };

@@ -1,23 +1,21 @@
 /**
  * Safe YAML reading for skills and bundles: the core schema only, no custom
- * tags (an unknown tag is an error, not a silently stringified value), a
- * cap on alias expansion, and nothing printed.
+ * tags (an unknown tag is an error, not a silently stringified value), the
+ * shared cap on aliases (core/_util/yaml.ts), and nothing printed.
  *
  * @module
  */
 
-import YAML from "yaml";
+import { readYaml } from "../_util/yaml.ts";
 
-/** Parses `text`; never throws. */
+/** Parses `text`; never throws. The message ends with the line and column of the problem. */
 export function parseYaml(
   text: string,
 ): { ok: true; value: unknown } | { ok: false; message: string } {
-  try {
-    const doc = YAML.parseDocument(text, { schema: "core", uniqueKeys: true, prettyErrors: true });
-    const problem = doc.errors[0] ?? doc.warnings[0];
-    if (problem) return { ok: false, message: problem.message.split("\n")[0] };
-    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
-  } catch (error) {
-    return { ok: false, message: (error as Error).message.split("\n")[0] };
+  const read = readYaml(text, { strictTags: true });
+  if (!read.ok) {
+    const { line, column, reason } = read.problem;
+    return { ok: false, message: `${reason} at line ${line}, column ${column}` };
   }
+  return { ok: true, value: read.value };
 }

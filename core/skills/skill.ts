@@ -82,7 +82,8 @@ const PLATFORM_ALIASES: Record<string, string> = {
  * `windows` and `linux` stay, anything else is returned as is.
  */
 export function platformOf(os: string): string {
-  return PLATFORM_ALIASES[os.toLowerCase()] ?? os.toLowerCase();
+  const name = os.toLowerCase();
+  return Object.hasOwn(PLATFORM_ALIASES, name) ? PLATFORM_ALIASES[name] : name;
 }
 
 /** True when a skill is meant for `platform` (a value of {@link platformOf}). */

@@ -2,7 +2,10 @@
  * `/api/config`: the profile's effective configuration (defaults filled in,
  * secrets redacted), edits by dotted key or by a partial config object
  * (validated like `herald config set`, comments kept, secrets to `.env`),
- * and the raw file text.
+ * and the raw file text with its version. Every edit is planned under the
+ * file's lock from the text as it is then; a whole-file save must name the
+ * version it started from and is refused with 409 `config_changed` when the
+ * file has changed since.
  *
  * @module
  */
@@ -10,17 +13,23 @@
 import type { Hono } from "hono";
 import {
   getConfigValue,
+  parseConfig,
   parseConfigDocument,
   redact,
   validateConfig,
 } from "../../core/config/mod.ts";
 import { ConfigParseError } from "../../core/errors.ts";
-import { ensureProfileHome, readConfigText, writeConfigText } from "../../adapters/home/mod.ts";
+import {
+  configTextVersion,
+  ensureProfileHome,
+  readConfigText,
+  updateConfigText,
+} from "../../adapters/home/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { jsonBody, scopedProfile } from "../profile_scope.ts";
 import { objectField, stringField } from "../_input.ts";
-import { loadProfileConfig, writeProfileFiles } from "../_profile_io.ts";
+import { loadProfileConfig, updateProfileFiles } from "../_profile_io.ts";
 import {
   applyConfigEdits,
   isSecretPath,
@@ -89,14 +98,16 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
       );
     }
     try {
-      const text = await readConfigText(paths.config);
-      const before = await loadProfileConfig(paths);
-      const edits = [
-        ...(patch ? configObjectEdits(patch, before.config) : []),
-        ...Object.entries(set ?? {}),
-      ];
-      const result = applyConfigEdits(text, paths.config, edits);
-      await writeProfileFiles(paths, { text: result.text, secrets: result.secrets });
+      // The diff and the edit are planned inside the locks from the file as it is now,
+      // so a change saved meanwhile (another tab, the CLI) is kept.
+      const result = await updateProfileFiles(paths, (text) => {
+        const before = parseConfig(text, paths.config);
+        const edits = [
+          ...(patch ? configObjectEdits(patch, before.config) : []),
+          ...Object.entries(set ?? {}),
+        ];
+        return applyConfigEdits(text, paths.config, edits);
+      });
       const after = await loadProfileConfig(paths);
       return c.json({
         ok: true,
@@ -117,6 +128,7 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
   app.get("/api/config/raw", async (c) => {
     const paths = await scopedProfile(c, deps);
     const text = await readConfigText(paths.config);
+    const version = await configTextVersion(text);
     let shown = { text, redacted: [] as string[] };
     try {
       shown = redactConfigText(text, paths.config);
@@ -129,6 +141,7 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
       file: paths.config,
       text: shown.text,
       redacted: shown.redacted,
+      version,
     });
   });
 
@@ -139,6 +152,15 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
     if (text === undefined) {
       throw new ApiError(400, "bad_request", '"text" (the whole config.yaml) is required');
     }
+    const version = stringField(body, "version");
+    if (version === undefined || version.trim() === "") {
+      throw new ApiError(
+        400,
+        "bad_request",
+        '"version" is required: send the version that GET /api/config/raw returned with the ' +
+          "text, so a change saved since is not overwritten",
+      );
+    }
     let data: Record<string, unknown>;
     try {
       data = (parseConfigDocument(text, paths.config).toJS() ?? {}) as Record<string, unknown>;
@@ -146,13 +168,25 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
       if (error instanceof ConfigParseError) return parseErrorResponse(c, error);
       throw error;
     }
-    const restored = restoreRedactedSecrets(text, await readConfigText(paths.config), paths.config);
     await ensureProfileHome(paths);
-    await writeConfigText(paths.config, restored);
+    // The whole file is replaced, which cannot be merged with a change made since the
+    // editor loaded it: inside the lock, the file must still be at the version it was sent.
+    const saved = await updateConfigText(paths.config, async (current) => {
+      if ((await configTextVersion(current)) !== version.trim()) {
+        throw new ApiError(
+          409,
+          "config_changed",
+          `${paths.config} was changed by someone else since you loaded it; nothing was ` +
+            "written. Reload it and apply your edit again",
+        );
+      }
+      return { text: restoreRedactedSecrets(text, current, paths.config) };
+    });
     return c.json({
       ok: true,
       profile: paths.name,
       file: paths.config,
+      version: await configTextVersion(saved!.text),
       warnings: validateConfig(data).warnings,
     });
   });

@@ -18,7 +18,6 @@ import {
   planMcpServerRemove,
   renderMcpCatalogEntry,
 } from "../../core/mcp/mod.ts";
-import { readConfigText } from "../../adapters/home/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { jsonBody, scopedProfile } from "../profile_scope.ts";
@@ -30,7 +29,7 @@ import {
   stringField,
   stringRecordField,
 } from "../_input.ts";
-import { loadProfileConfig, profileCredentials, writeProfileFiles } from "../_profile_io.ts";
+import { loadProfileConfig, profileCredentials, updateProfileFiles } from "../_profile_io.ts";
 import { runHeraldCli } from "../_cli.ts";
 import { probeMcpServer } from "../mcp_probe.ts";
 
@@ -66,22 +65,27 @@ export function registerMcpRoutes(app: Hono, deps: ServerDeps): void {
     const paths = await scopedProfile(c, deps, body);
     const name = stringField(body, "name", true).trim();
     const timeout = numberField(body, "timeout");
+    const input = {
+      name,
+      command: stringField(body, "command"),
+      args: stringArrayField(body, "args"),
+      env: stringRecordField(body, "env"),
+      url: stringField(body, "url"),
+      headers: stringRecordField(body, "headers"),
+      timeout,
+      enabled: booleanField(body, "enabled"),
+    };
     let plan;
     try {
-      plan = planMcpServerAdd(await readConfigText(paths.config), paths.config, {
-        name,
-        command: stringField(body, "command"),
-        args: stringArrayField(body, "args"),
-        env: stringRecordField(body, "env"),
-        url: stringField(body, "url"),
-        headers: stringRecordField(body, "headers"),
-        timeout,
-        enabled: booleanField(body, "enabled"),
-      });
+      // Planned inside the locks from the current file: a server added meanwhile is kept,
+      // and the same name added twice is a 409.
+      plan = await updateProfileFiles(
+        paths,
+        (current) => planMcpServerAdd(current, paths.config, input),
+      );
     } catch (error) {
       exists(error);
     }
-    await writeProfileFiles(paths, plan);
     const loaded = await loadProfileConfig(paths);
     const server = describeMcpServers(loaded.config.mcp_servers).find((s) => s.name === name);
     return c.json({
@@ -96,8 +100,10 @@ export function registerMcpRoutes(app: Hono, deps: ServerDeps): void {
     const body = await optionalJsonBody(c);
     const paths = await scopedProfile(c, deps, body);
     const name = c.req.param("name");
-    const text = planMcpServerRemove(await readConfigText(paths.config), paths.config, name);
-    await writeProfileFiles(paths, { text, secrets: [] });
+    await updateProfileFiles(paths, (current) => ({
+      text: planMcpServerRemove(current, paths.config, name),
+      secrets: [],
+    }));
     return c.json({ ok: true, profile: paths.name, removed: name });
   });
 
@@ -109,9 +115,10 @@ export function registerMcpRoutes(app: Hono, deps: ServerDeps): void {
     if (enabled === undefined) {
       throw new ApiError(400, "bad_request", '"enabled" (true or false) is required');
     }
-    const current = await readConfigText(paths.config);
-    const text = planMcpServerEnabled(current, paths.config, name, enabled);
-    await writeProfileFiles(paths, { text, secrets: [] });
+    await updateProfileFiles(paths, (current) => ({
+      text: planMcpServerEnabled(current, paths.config, name, enabled),
+      secrets: [],
+    }));
     return c.json({ ok: true, profile: paths.name, name, enabled });
   });
 
@@ -137,6 +144,8 @@ export function registerMcpRoutes(app: Hono, deps: ServerDeps): void {
     const result = await probeMcpServer(server, {
       timeoutMs: seconds * 1000,
       baseEnv: deps.env,
+      envPassthrough: loaded.config.terminal.env_passthrough,
+      envLookup: credentials.lookup,
       cwd: paths.home,
     });
     const common = { profile: paths.name, name, transport: result.transport };

@@ -14,7 +14,6 @@ import {
   platformInfo,
   PLATFORMS,
 } from "../../core/messaging/mod.ts";
-import { readConfigText } from "../../adapters/home/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { jsonBody, scopedProfile } from "../profile_scope.ts";
@@ -24,7 +23,7 @@ import {
   type ProfileCredentials,
   profileCredentials,
   removeEnvVariables,
-  writeProfileFiles,
+  updateProfileFiles,
 } from "../_profile_io.ts";
 import { applyConfigEdits } from "../_config_text.ts";
 import type { HeraldConfig } from "../../core/config/mod.ts";
@@ -120,9 +119,11 @@ export function registerMessagingRoutes(app: Hono, deps: ServerDeps): void {
     const edits = enabled === undefined
       ? []
       : [[`platforms.${platform.id}.enabled`, enabled] as const];
-    const result = applyConfigEdits(await readConfigText(paths.config), paths.config, edits);
     const secrets = Object.entries(env).map(([name, value]) => ({ name, value: value.trim() }));
-    await writeProfileFiles(paths, { text: result.text, secrets });
+    await updateProfileFiles(paths, (text) => ({
+      text: applyConfigEdits(text, paths.config, edits).text,
+      secrets,
+    }));
     const cleared = await removeEnvVariables(paths, clear.filter((name) => !(name in env)));
     return c.json({
       ok: true,

@@ -26,7 +26,7 @@ import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { jsonBody, scopedProfile } from "../profile_scope.ts";
 import { numberField, stringField } from "../_input.ts";
-import { type ProfileCredentials, profileCredentials, writeProfileFiles } from "../_profile_io.ts";
+import { type ProfileCredentials, profileCredentials, updateProfileFiles } from "../_profile_io.ts";
 import { applyConfigEdits } from "../_config_text.ts";
 
 /** Auxiliary tasks listed even when config.yaml has no slot for them. */
@@ -289,9 +289,10 @@ export function registerModelRoutes(app: Hono, deps: ServerDeps): void {
       gateway = subscriptionGatewayDefaults((name) => state.credentials.dotenv.get(name));
       for (const tool of gateway.applied) edits.push([gatewayConfigKey(tool), true]);
     }
-    const text = await readConfigText(paths.config);
-    const result = applyConfigEdits(text, paths.config, edits);
-    await writeProfileFiles(paths, { text: result.text, secrets: result.secrets });
+    const result = await updateProfileFiles(
+      paths,
+      (text) => applyConfigEdits(text, paths.config, edits),
+    );
     const after = (await modelState(paths, deps)).written.config.model;
     return c.json({
       ok: true,

@@ -3,8 +3,8 @@
  * (or the user's shell in terminal mode) for the selected profile.
  * `?profile=` points the program's HERALD_HOME at that profile (unknown: 404
  * before the upgrade), `?resume=<id>` continues a stored session. Framing:
- * server/ws/pty_bridge.ts. The token and origin guard run in the app's
- * middleware before the upgrade.
+ * server/ws/pty_bridge.ts, limits: server/ws/limits.ts. The token and
+ * origin guard run in the app's middleware before the upgrade.
  *
  * @module
  */
@@ -13,7 +13,8 @@ import type { Hono } from "hono";
 import { upgradeWebSocket } from "hono/deno";
 import type { ServerDeps } from "../deps.ts";
 import { scopedProfile } from "../profile_scope.ts";
-import { PtyBridge } from "../ws/pty_bridge.ts";
+import { closeWithCode, MAX_PTY_STARTUP_INPUT_BYTES, messageBytesUpTo } from "../ws/limits.ts";
+import { PtyBridge, ptyMessageRefusal } from "../ws/pty_bridge.ts";
 import { parseResume, ptyLaunch, ptyMode } from "../ws/pty_launch.ts";
 import { upgradeRequired } from "../ws/upgrade.ts";
 
@@ -24,21 +25,37 @@ export function registerPtyRoutes(app: Hono, deps: ServerDeps): void {
     upgradeWebSocket(async (c) => {
       const paths = await scopedProfile(c, deps);
       const resume = parseResume(c.req.query("resume"));
-      const launch = ptyLaunch(deps, paths, {
+      const launch = await ptyLaunch(deps, paths, {
         mode: ptyMode(deps),
         resume,
         cwd: deps.cwd ?? Deno.cwd(),
       });
-      // Frames that arrive while the program starts wait for it, in order.
+      // Frames that arrive while the program starts wait for it, in order,
+      // up to MAX_PTY_STARTUP_INPUT_BYTES; `queued` is undefined once it runs.
       let bridge: Promise<PtyBridge | undefined> = Promise.resolve(undefined);
+      let queued: number | undefined = 0;
+      let refused = false;
       return {
         onOpen(_event, ws) {
           const socket = ws.raw as WebSocket;
           socket.binaryType = "arraybuffer";
           bridge = PtyBridge.start(socket, launch);
+          bridge.finally(() => queued = undefined);
         },
-        onMessage(event) {
+        onMessage(event, ws) {
+          if (refused) return;
           const data = event.data;
+          if (queued !== undefined) {
+            queued += messageBytesUpTo(data, MAX_PTY_STARTUP_INPUT_BYTES + 1);
+            const refusal = ptyMessageRefusal(data, queued);
+            if (refusal) {
+              // Refused before it was queued: the program is ended as soon as it runs.
+              refused = true;
+              closeWithCode(ws.raw as WebSocket, refusal.code, refusal.reason);
+              bridge.then((joined) => joined?.close()).catch(() => {});
+              return;
+            }
+          }
           bridge.then((joined) => joined?.receive(data));
         },
         onClose() {

@@ -5,6 +5,10 @@
  * are checked by the app's middleware before the upgrade. `?profile=` sets
  * the connection's default profile for calls that name none.
  *
+ * Limits and close codes: server/ws/limits.ts (messages over 1 MiB: 1009,
+ * binary messages: 1003, a client that stops reading: 1008). A text frame
+ * that is not UTF-8 is dropped by Deno itself without a close frame.
+ *
  * @module
  */
 
@@ -12,7 +16,6 @@ import type { Hono } from "hono";
 import { upgradeWebSocket } from "hono/deno";
 import type { ServerDeps } from "../deps.ts";
 import { scopedProfile } from "../profile_scope.ts";
-import { binaryFrameError } from "../ws/jsonrpc.ts";
 import { GatewayConnection } from "../ws/gateway.ts";
 import { upgradeRequired } from "../ws/upgrade.ts";
 
@@ -25,21 +28,15 @@ export function registerWsRoutes(app: Hono, deps: ServerDeps): void {
       return {
         onOpen(_event, ws) {
           connection = new GatewayConnection({
+            socket: ws.raw as WebSocket,
             env: deps.env,
             cwd: deps.cwd ?? Deno.cwd(),
             // A profile named in the call wins over the connection's ?profile=.
             resolveProfile: (profile) =>
               scopedProfile(c, deps, profile === undefined ? undefined : { profile }),
-            send: (text) => {
-              if (ws.readyState === WebSocket.OPEN) ws.send(text);
-            },
           });
         },
-        onMessage(event, ws) {
-          if (typeof event.data !== "string") {
-            ws.send(binaryFrameError());
-            return;
-          }
+        onMessage(event) {
           connection?.receive(event.data).catch(() => {});
         },
         onClose() {

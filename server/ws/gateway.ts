@@ -25,6 +25,15 @@
  * `approval.request {id, session_key, tool, command, reason, rule_key, choices, timeout_ms}`,
  * `approval.expire {id, session_key, reason}`, `notice {level, message}`.
  *
+ * Limits (server/ws/limits.ts): a message is one text frame of at most
+ * {@link MAX_RPC_MESSAGE_BYTES} (larger: close 1009, unparsed; binary:
+ * close 1003), at most {@link MAX_RPC_CALLS_IN_FLIGHT} calls run or wait per
+ * connection, at most {@link MAX_GATEWAY_SESSIONS} sessions stay open, and a
+ * client that stops reading is cut off (close 1008) once
+ * {@link MAX_SOCKET_BUFFERED_BYTES} wait to be sent to it. Whenever the
+ * server closes the socket, the connection's work ends at once, as in
+ * {@link GatewayConnection.close}.
+ *
  * @module
  */
 
@@ -35,12 +44,7 @@ import { createSlashRegistry, readSnapshot, type SlashRegistry } from "../../cor
 import { HeraldError } from "../../core/errors.ts";
 import { mainProvider, resolveModelSettings } from "../../core/models/settings.ts";
 import type { ApprovalChoice, ApprovalRequest } from "../../core/tools/types.ts";
-import {
-  ensureProfileHome,
-  type ProfilePaths,
-  readConfigText,
-  writeConfigText,
-} from "../../adapters/home/mod.ts";
+import { ensureProfileHome, type ProfilePaths, updateConfigText } from "../../adapters/home/mod.ts";
 import { createSkillCatalog } from "../../adapters/skills/mod.ts";
 import type { ChatRuntime } from "../../adapters/runtime/profile_runtime.ts";
 
@@ -54,7 +58,26 @@ function runtimeModule(): Promise<typeof import("../../adapters/runtime/profile_
   return import(specifier);
 }
 import { ApprovalBroker } from "./approvals.ts";
-import { domainError, handleFrame, method, notification, type RpcMethods } from "./jsonrpc.ts";
+import {
+  CallBudget,
+  domainError,
+  handleFrame,
+  method,
+  notification,
+  type RpcMethods,
+} from "./jsonrpc.ts";
+import {
+  closeWithCode,
+  type LimitedSocket,
+  MAX_GATEWAY_SESSIONS,
+  MAX_RPC_CALLS_IN_FLIGHT,
+  MAX_RPC_MESSAGE_BYTES,
+  MAX_SOCKET_BUFFERED_BYTES,
+  messageBytesUpTo,
+  sendBounded,
+  tooBigReason,
+  WsCloseCode,
+} from "./limits.ts";
 
 /** Surface name stored with sessions started through the gateway. */
 export const GATEWAY_SOURCE = "dashboard";
@@ -68,8 +91,8 @@ export interface GatewayOptions {
    * none. Throws (an ApiError 404) for a profile that does not exist.
    */
   resolveProfile(name: string | undefined): Promise<ProfilePaths>;
-  /** Sends one text frame to the client. */
-  send(text: string): void;
+  /** The client's WebSocket: answers and notifications go out on it, limits close it. */
+  socket: LimitedSocket;
   /** Working directory of the sessions' tools. */
   cwd: string;
   /** How long an approval request waits for an answer before it is denied. */
@@ -127,6 +150,9 @@ export class GatewayConnection {
   readonly #sessions = new Map<string, GatewaySession>();
   readonly #approvals: ApprovalBroker;
   readonly #methods: RpcMethods;
+  readonly #budget = new CallBudget(MAX_RPC_CALLS_IN_FLIGHT);
+  /** Sessions being opened by `session.start`, counted against the session limit. */
+  #opening = 0;
   #closed = false;
 
   /** Creates the connection's state; nothing is opened until `session.start`. */
@@ -160,10 +186,27 @@ export class GatewayConnection {
     };
   }
 
-  /** Answers one text frame from the client. */
-  async receive(frame: string): Promise<void> {
+  /**
+   * Answers one message from the client: a text frame of JSON-RPC. A binary
+   * message closes the socket with 1003, one over
+   * {@link MAX_RPC_MESSAGE_BYTES} with 1009 (checked before parsing); either
+   * way the connection's work ends.
+   */
+  async receive(data: unknown): Promise<void> {
     if (this.#closed) return;
-    const answer = await handleFrame(this.#methods, frame);
+    if (typeof data !== "string") {
+      return await this.#refuse(
+        WsCloseCode.unsupportedData,
+        "JSON-RPC goes in text frames; binary frames are not accepted",
+      );
+    }
+    if (messageBytesUpTo(data, MAX_RPC_MESSAGE_BYTES) > MAX_RPC_MESSAGE_BYTES) {
+      return await this.#refuse(
+        WsCloseCode.messageTooBig,
+        tooBigReason("Message", MAX_RPC_MESSAGE_BYTES),
+      );
+    }
+    const answer = await handleFrame(this.#methods, data, { budget: this.#budget });
     if (answer !== undefined) this.#sendText(answer);
   }
 
@@ -180,12 +223,17 @@ export class GatewayConnection {
     );
   }
 
+  /** Closes the socket with `code` and ends the connection's work. */
+  async #refuse(code: number, reason: string): Promise<void> {
+    closeWithCode(this.#options.socket, code, reason);
+    await this.close();
+  }
+
   #sendText(text: string): void {
     if (this.#closed) return;
-    try {
-      this.#options.send(text);
-    } catch {
-      // The socket is closing; close() will clean up.
+    if (!sendBounded(this.#options.socket, text, MAX_SOCKET_BUFFERED_BYTES)) {
+      // Not reading (closed with 1008 just now) or already closing: stop the work either way.
+      this.close().catch(() => {});
     }
   }
 
@@ -205,6 +253,22 @@ export class GatewayConnection {
   }
 
   async #start(profile: string | undefined, resume: string | undefined) {
+    if (this.#sessions.size + this.#opening >= MAX_GATEWAY_SESSIONS) {
+      throw domainError(
+        "too_many_sessions",
+        `This connection already has ${MAX_GATEWAY_SESSIONS} open sessions (the limit); ` +
+          "close one with session.close first",
+      );
+    }
+    this.#opening++;
+    try {
+      return await this.#open(profile, resume);
+    } finally {
+      this.#opening--;
+    }
+  }
+
+  async #open(profile: string | undefined, resume: string | undefined) {
     const paths = await this.#options.resolveProfile(profile);
     await ensureProfileHome(paths);
     const key = newSessionKey();
@@ -250,11 +314,9 @@ export class GatewayConnection {
     if (choice === "always") {
       allowed.add(request.ruleKey);
       try {
-        const text = await readConfigText(paths.config);
-        await writeConfigText(
-          paths.config,
-          appendConfigListValue(text, paths.config, "approvals.allow", request.ruleKey),
-        );
+        await updateConfigText(paths.config, (text) => ({
+          text: appendConfigListValue(text, paths.config, "approvals.allow", request.ruleKey),
+        }));
       } catch (error) {
         this.#notify("notice", {
           level: "warning",

@@ -8,7 +8,13 @@
  * -32601 (method not found), -32602 (invalid params) and -32603 (internal
  * error), plus -32000 for a domain error, whose `data.code` carries Herald's
  * machine-readable code (`profile_not_found`, `model_not_configured`,
- * `session_not_found`, `turn_running`, ...).
+ * `session_not_found`, `turn_running`, `too_many_calls`, ...).
+ *
+ * Limits (server/ws/limits.ts): a batch holds at most
+ * {@link MAX_RPC_BATCH_CALLS} calls (a larger one gets one -32600 error with
+ * `data.code` `batch_too_large` and none of it runs), its calls run
+ * {@link MAX_RPC_BATCH_CONCURRENCY} at a time, and a connection's calls in
+ * flight are capped by a {@link CallBudget}.
  *
  * @module
  */
@@ -16,6 +22,11 @@
 import { z } from "zod";
 import { HeraldError } from "../../core/errors.ts";
 import { ApiError } from "../errors.ts";
+import {
+  MAX_RPC_BATCH_CALLS,
+  MAX_RPC_BATCH_CONCURRENCY,
+  MAX_RPC_CALLS_IN_FLIGHT,
+} from "./limits.ts";
 
 /** Standard and Herald-specific JSON-RPC error codes. */
 export const RpcErrorCode = Object.freeze({
@@ -136,43 +147,62 @@ function validId(id: unknown): id is RpcId {
   return id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
 }
 
-/** Runs one decoded request; undefined for a notification (no `id`), which gets no response. */
-async function handleOne(methods: RpcMethods, request: unknown): Promise<RpcResponse | undefined> {
+/** A well-formed request, ready to run. */
+interface DecodedCall {
+  name: string;
+  params: unknown;
+  /** False for a notification, which gets no response. */
+  hasId: boolean;
+  id: RpcId;
+}
+
+/**
+ * Checks one request without running it: a call to run, or the answer owed
+ * for a malformed one (undefined when that answer is not owed: a
+ * notification).
+ */
+function decodeOne(
+  methods: RpcMethods,
+  request: unknown,
+): { call: DecodedCall } | { answer: RpcResponse | undefined } {
   if (!request || typeof request !== "object" || Array.isArray(request)) {
-    return errorResponse(
-      null,
-      RpcErrorCode.invalidRequest,
-      "Invalid request: expected a JSON-RPC 2.0 request object",
-    );
+    return {
+      answer: errorResponse(
+        null,
+        RpcErrorCode.invalidRequest,
+        "Invalid request: expected a JSON-RPC 2.0 request object",
+      ),
+    };
   }
   const { jsonrpc, method: name, params, id } = request as Record<string, unknown>;
   const hasId = "id" in request;
   if (hasId && !validId(id)) {
-    return errorResponse(
-      null,
-      RpcErrorCode.invalidRequest,
-      "Invalid request: id must be a string, a number or null",
-    );
+    return {
+      answer: errorResponse(
+        null,
+        RpcErrorCode.invalidRequest,
+        "Invalid request: id must be a string, a number or null",
+      ),
+    };
   }
   const replyId: RpcId = hasId ? id as RpcId : null;
   if (jsonrpc !== "2.0" || typeof name !== "string") {
-    return errorResponse(
-      replyId,
-      RpcErrorCode.invalidRequest,
-      'Invalid request: "jsonrpc" must be "2.0" and "method" a string',
-    );
+    return {
+      answer: errorResponse(
+        replyId,
+        RpcErrorCode.invalidRequest,
+        'Invalid request: "jsonrpc" must be "2.0" and "method" a string',
+      ),
+    };
   }
-  const respond = (response: RpcResponse) => hasId ? response : undefined;
-  const handler = Object.hasOwn(methods, name) ? methods[name] : undefined;
-  if (!handler) {
-    return respond(
-      errorResponse(replyId, RpcErrorCode.methodNotFound, `Method not found: "${name}"`),
-    );
+  const owed = (response: RpcResponse) => ({ answer: hasId ? response : undefined });
+  if (!Object.hasOwn(methods, name)) {
+    return owed(errorResponse(replyId, RpcErrorCode.methodNotFound, `Method not found: "${name}"`));
   }
   if (
     params !== undefined && (params === null || typeof params !== "object" || Array.isArray(params))
   ) {
-    return respond(
+    return owed(
       errorResponse(
         replyId,
         RpcErrorCode.invalidParams,
@@ -180,21 +210,109 @@ async function handleOne(methods: RpcMethods, request: unknown): Promise<RpcResp
       ),
     );
   }
+  return { call: { name, params: params ?? {}, hasId, id: replyId } };
+}
+
+/** Runs one decoded call; undefined for a notification. */
+async function runCall(methods: RpcMethods, call: DecodedCall): Promise<RpcResponse | undefined> {
+  let response: RpcResponse;
   try {
-    const result = await handler.call(params ?? {}, name);
-    return respond({ jsonrpc: "2.0", id: replyId, result: result ?? null });
+    const result = await methods[call.name].call(call.params, call.name);
+    response = { jsonrpc: "2.0", id: call.id, result: result ?? null };
   } catch (error) {
     const { code, message, data } = toRpcError(error);
-    return respond(errorResponse(replyId, code, message, data));
+    response = errorResponse(call.id, code, message, data);
   }
+  return call.hasId ? response : undefined;
 }
 
 /**
- * Answers one text frame: a request, or a batch of them. Returns the JSON
- * text to send back, or undefined when nothing is owed (notifications only).
- * Requests of a batch run concurrently; the batch answer waits for all.
+ * How many calls one connection has running or waiting; a frame's calls
+ * are admitted together or refused together.
+ *
+ * @example
+ * ```ts
+ * const budget = new CallBudget(2);
+ * budget.tryTake(2); // true
+ * budget.tryTake(1); // false, until budget.release(1)
+ * ```
  */
-export async function handleFrame(methods: RpcMethods, text: string): Promise<string | undefined> {
+export class CallBudget {
+  #inFlight = 0;
+
+  /** Creates a budget of `limit` calls (default {@link MAX_RPC_CALLS_IN_FLIGHT}). */
+  constructor(readonly limit: number = MAX_RPC_CALLS_IN_FLIGHT) {}
+
+  /** Calls admitted and not yet answered. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Admits `count` calls when they all fit; false (and nothing taken) when not. */
+  tryTake(count: number): boolean {
+    if (this.#inFlight + count > this.limit) return false;
+    this.#inFlight += count;
+    return true;
+  }
+
+  /** Gives back `count` finished calls. */
+  release(count = 1): void {
+    this.#inFlight = Math.max(0, this.#inFlight - count);
+  }
+}
+
+function tooManyCalls(call: DecodedCall, limit: number): RpcResponse | undefined {
+  if (!call.hasId) return undefined;
+  return errorResponse(
+    call.id,
+    RpcErrorCode.domainError,
+    `Too many calls in flight on this connection (limit ${limit}); ` +
+      "wait for answers before sending more",
+    { code: "too_many_calls", limit },
+  );
+}
+
+/** Runs `run` over `items`, at most `limit` at a time; results keep the order of `items`. */
+async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  run: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await run(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** Options of {@link handleFrame}. */
+export interface FrameOptions {
+  /**
+   * The connection's budget of calls in flight; a frame whose calls do not
+   * fit gets a -32000 `too_many_calls` error per call and runs none of
+   * them. Without it, a frame is limited only by the batch size.
+   */
+  budget?: CallBudget;
+}
+
+/**
+ * Answers one text frame: a request, or a batch of at most
+ * {@link MAX_RPC_BATCH_CALLS} (a larger one gets a single -32600 error and
+ * runs nothing). Returns the JSON text to send back, or undefined when
+ * nothing is owed (notifications only). Calls of a batch run
+ * {@link MAX_RPC_BATCH_CONCURRENCY} at a time; the batch answer waits for
+ * all. The frame's size is the caller's to check, before this parses it.
+ */
+export async function handleFrame(
+  methods: RpcMethods,
+  text: string,
+  options: FrameOptions = {},
+): Promise<string | undefined> {
   let decoded: unknown;
   try {
     decoded = JSON.parse(text);
@@ -207,27 +325,38 @@ export async function handleFrame(methods: RpcMethods, text: string): Promise<st
       ),
     );
   }
-  if (Array.isArray(decoded)) {
-    if (decoded.length === 0) {
-      return JSON.stringify(
-        errorResponse(null, RpcErrorCode.invalidRequest, "Invalid request: empty batch"),
-      );
-    }
-    const answers = await Promise.all(decoded.map((request) => handleOne(methods, request)));
-    const owed = answers.filter((answer) => answer !== undefined);
-    return owed.length ? JSON.stringify(owed) : undefined;
+  const batch = Array.isArray(decoded);
+  const requests: unknown[] = Array.isArray(decoded) ? decoded : [decoded];
+  if (batch && requests.length === 0) {
+    return JSON.stringify(
+      errorResponse(null, RpcErrorCode.invalidRequest, "Invalid request: empty batch"),
+    );
   }
-  const answer = await handleOne(methods, decoded);
-  return answer === undefined ? undefined : JSON.stringify(answer);
-}
-
-/** The answer to a frame that is not text (the gateway speaks text frames only). */
-export function binaryFrameError(): string {
-  return JSON.stringify(
-    errorResponse(
-      null,
-      RpcErrorCode.invalidRequest,
-      "Invalid request: send JSON-RPC as text frames, not binary frames",
-    ),
-  );
+  if (requests.length > MAX_RPC_BATCH_CALLS) {
+    return JSON.stringify(
+      errorResponse(
+        null,
+        RpcErrorCode.invalidRequest,
+        `Invalid request: a batch may hold at most ${MAX_RPC_BATCH_CALLS} calls and this one ` +
+          `holds ${requests.length}; none of them ran. Send smaller batches`,
+        { code: "batch_too_large", limit: MAX_RPC_BATCH_CALLS },
+      ),
+    );
+  }
+  const checked = requests.map((request) => decodeOne(methods, request));
+  const calls = checked.flatMap((item) => "call" in item ? [item.call] : []);
+  const budget = options.budget;
+  const admitted = budget ? budget.tryTake(calls.length) : true;
+  const answers = await mapLimited(checked, MAX_RPC_BATCH_CONCURRENCY, async (item) => {
+    if (!("call" in item)) return item.answer;
+    if (!admitted) return tooManyCalls(item.call, budget!.limit);
+    try {
+      return await runCall(methods, item.call);
+    } finally {
+      budget?.release(1);
+    }
+  });
+  const owed = answers.filter((answer) => answer !== undefined);
+  if (!batch) return owed.length ? JSON.stringify(owed[0]) : undefined;
+  return owed.length ? JSON.stringify(owed) : undefined;
 }

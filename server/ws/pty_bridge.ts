@@ -14,11 +14,29 @@
  * When the socket closes, the program and every process of its terminal
  * session are ended (hang-up and SIGTERM, then SIGKILL after a grace).
  *
+ * Limits (server/ws/limits.ts): a client message larger than
+ * {@link MAX_PTY_MESSAGE_BYTES} closes the socket with 1009; more than
+ * {@link MAX_PTY_STARTUP_INPUT_BYTES} sent while the program starts, with
+ * 1008; and when over {@link MAX_SOCKET_BUFFERED_BYTES} of output wait for a
+ * client that is not reading, the socket is closed with 1008. Each of these
+ * ends the program as a close does.
+ *
  * @module
  */
 
 import { z } from "zod";
 import { type PtyProcess, type PtySpawnOptions, spawnPty } from "../../adapters/pty/mod.ts";
+import {
+  closeWithCode,
+  type LimitedSocket,
+  MAX_PTY_MESSAGE_BYTES,
+  MAX_PTY_STARTUP_INPUT_BYTES,
+  MAX_SOCKET_BUFFERED_BYTES,
+  messageBytesUpTo,
+  sendBounded,
+  tooBigReason,
+  WsCloseCode,
+} from "./limits.ts";
 
 /** A control message from the client (text frame). */
 export const PtyControl = z.discriminatedUnion("type", [
@@ -33,10 +51,33 @@ export const PtyControl = z.discriminatedUnion("type", [
 export type PtyControl = z.infer<typeof PtyControl>;
 
 /** The parts of a WebSocket the bridge uses. */
-export interface BridgeSocket {
-  send(data: string | Uint8Array<ArrayBuffer>): void;
-  close(code?: number, reason?: string): void;
-  readonly readyState: number;
+export type BridgeSocket = LimitedSocket;
+
+/**
+ * Why a client message must close the socket before it reaches the
+ * terminal: too big (1009), or too much input while the program starts
+ * (1008). Undefined when the message may pass. `queued` is what the client
+ * has sent so far while starting (this message included), or undefined once
+ * the program runs.
+ */
+export function ptyMessageRefusal(
+  data: unknown,
+  queued?: number,
+): { code: number; reason: string } | undefined {
+  const size = messageBytesUpTo(data, MAX_PTY_MESSAGE_BYTES);
+  if (size > MAX_PTY_MESSAGE_BYTES) {
+    return {
+      code: WsCloseCode.messageTooBig,
+      reason: tooBigReason("Message", MAX_PTY_MESSAGE_BYTES),
+    };
+  }
+  if (queued !== undefined && queued > MAX_PTY_STARTUP_INPUT_BYTES) {
+    return {
+      code: WsCloseCode.policyViolation,
+      reason: `Over ${MAX_PTY_STARTUP_INPUT_BYTES} bytes sent before the terminal program started`,
+    };
+  }
+  return undefined;
 }
 
 /** Reads a text frame as a control message, or says why it is not one. */
@@ -78,7 +119,11 @@ export class PtyBridge {
     this.#socket = socket;
     this.#pty = pty;
     pty.onData((text) => {
-      if (this.#socket.readyState === OPEN) this.#socket.send(this.#encoder.encode(text));
+      if (this.#closed) return;
+      if (!sendBounded(this.#socket, this.#encoder.encode(text), MAX_SOCKET_BUFFERED_BYTES)) {
+        // The client stopped reading (closed with 1008) or the socket is closing.
+        this.close().catch(() => {});
+      }
     });
     pty.onExit((exit) => {
       if (this.#closed) return;
@@ -111,9 +156,18 @@ export class PtyBridge {
     }
   }
 
-  /** Handles a frame from the client (binary frames arrive as ArrayBuffer: binaryType "arraybuffer"). */
+  /**
+   * Handles a frame from the client (binary frames arrive as ArrayBuffer:
+   * binaryType "arraybuffer"). One over {@link MAX_PTY_MESSAGE_BYTES} closes
+   * the socket with 1009 and ends the program.
+   */
   receive(data: unknown): void {
     if (this.#closed) return;
+    const refusal = ptyMessageRefusal(data);
+    if (refusal) {
+      this.refuse(refusal.code, refusal.reason);
+      return;
+    }
     if (typeof data === "string") {
       const parsed = parsePtyControl(data);
       if (!parsed.ok) this.#control({ type: "error", message: parsed.message });
@@ -128,6 +182,12 @@ export class PtyBridge {
     if (text !== "") this.#pty.write(text);
   }
 
+  /** Closes the socket with `code` and `reason` and ends the program. */
+  refuse(code: number, reason: string): Promise<void> {
+    closeWithCode(this.#socket, code, reason);
+    return this.close();
+  }
+
   /** Ends the program and its whole terminal session; resolves when nothing of it runs. */
   close(): Promise<void> {
     this.#closed = true;
@@ -135,6 +195,8 @@ export class PtyBridge {
   }
 
   #control(message: Record<string, unknown>): void {
-    if (this.#socket.readyState === OPEN) this.#socket.send(JSON.stringify(message));
+    if (!sendBounded(this.#socket, JSON.stringify(message), MAX_SOCKET_BUFFERED_BYTES)) {
+      if (!this.#closed) this.close().catch(() => {});
+    }
   }
 }

@@ -3,18 +3,26 @@
  * started with `--tui`'s terminal mode, the user's shell; always with
  * `HERALD_HOME` pointing at the selected profile's home.
  *
+ * The shell starts from the child allowlist (adapters/process/child_env.ts)
+ * plus the profile's `terminal.env_passthrough` names, never the server's
+ * whole environment. `herald chat` is Herald itself: it keeps the server's
+ * environment (it may hold the model's key) without the session token, and
+ * applies the allowlist to every program it starts in turn.
+ *
  * @module
  */
 
 import type { ProfilePaths } from "../../adapters/home/mod.ts";
+import { childEnvironment } from "../../adapters/process/mod.ts";
 import type { PtySpawnOptions } from "../../adapters/pty/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
+import { loadProfileConfig, profileCredentials } from "../_profile_io.ts";
 
 /** What the terminal runs: the chat REPL or the user's shell. */
 export type PtyMode = "chat" | "shell";
 
-/** Environment variables the terminal's programs never inherit. */
+/** Environment variables `herald chat` in the terminal never inherits. */
 const WITHHELD_ENV = ["HERALD_DASHBOARD_SESSION_TOKEN"];
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -47,22 +55,41 @@ function userShell(env: ServerDeps["env"]): string {
   return env.SHELL || "/bin/sh";
 }
 
+/**
+ * The shell's environment: the allowlist, the profile's passthrough names
+ * (from its `.env`, then the server's environment) and `extra`. A config
+ * that cannot be read passes nothing on; the terminal still opens.
+ */
+async function shellEnvironment(
+  deps: ServerDeps,
+  paths: ProfilePaths,
+  extra: Record<string, string>,
+): Promise<Record<string, string>> {
+  let passthrough: readonly string[] = [];
+  let lookup = (name: string) => deps.env[name];
+  try {
+    const credentials = await profileCredentials(paths, deps);
+    lookup = credentials.lookup;
+    passthrough = (await loadProfileConfig(paths, lookup)).config.terminal.env_passthrough;
+  } catch {
+    // An unreadable .env or config.yaml: the allowlist alone.
+  }
+  return childEnvironment(deps.env, { passthrough, lookup, extra });
+}
+
 /** The program, arguments and environment of a terminal for profile `paths`. */
-export function ptyLaunch(
+export async function ptyLaunch(
   deps: ServerDeps,
   paths: ProfilePaths,
   options: { mode: PtyMode; resume?: string; cwd: string },
-): PtySpawnOptions {
-  const env: Record<string, string | undefined> = {
-    ...deps.env,
-    HERALD_HOME: paths.home,
-    TERM: "xterm-256color",
-    COLORTERM: "truecolor",
-  };
-  for (const name of WITHHELD_ENV) delete env[name];
+): Promise<PtySpawnOptions> {
+  const own = { HERALD_HOME: paths.home, TERM: "xterm-256color", COLORTERM: "truecolor" };
   if (options.mode === "shell") {
+    const env = await shellEnvironment(deps, paths, own);
     return { file: userShell(deps.env), args: [], cwd: options.cwd, env };
   }
+  const env: Record<string, string | undefined> = { ...deps.env, ...own };
+  for (const name of WITHHELD_ENV) delete env[name];
   const [file, ...prefix] = deps.heraldCommand;
   return {
     file,

@@ -158,6 +158,67 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "terminal mode: the shell gets the allowlist and the profile's passthrough names only",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using home = await tempDir();
+    await Deno.writeTextFile(
+      join(home.path, ".env"),
+      "DOTENV_SECRET=dotenv-secret-value\nDOTENV_PASSED=dotenv-passed\n",
+    );
+    await Deno.writeTextFile(
+      join(home.path, "config.yaml"),
+      "terminal:\n  env_passthrough: [PASSED_ON, DOTENV_PASSED]\n",
+    );
+    await using server = startLiveServer(home.path, {
+      deps: {
+        env: {
+          HOME: home.path,
+          PATH: Deno.env.get("PATH"),
+          LANG: "C.UTF-8",
+          SHELL: "/bin/bash",
+          HERALD_DASHBOARD_SESSION_TOKEN: TEST_TOKEN,
+          AWS_SECRET_ACCESS_KEY: "aws-secret-value",
+          MY_SERVICE_KEY: "service-key-value",
+          GITHUB_PAT: "ghp_pat_value",
+          DATABASE_URL: "postgres://u:pw@h/db",
+          PASSED_ON: "from-the-environment",
+        },
+        ptyMode: "shell",
+      },
+    });
+    await using term = await PtyClient.open(server.wsUrl("/api/pty"));
+    await term.waitFor(/\S/);
+    const dump = join(home.path, "env.txt");
+    await term.run(`env > ${dump}; echo "dumped=$?"`, /dumped=0\r?\n/);
+    const text = await Deno.readTextFile(dump);
+    const env = Object.fromEntries(
+      text.trim().split("\n").map((
+        line,
+      ) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+    );
+    for (
+      const value of [
+        "aws-secret-value",
+        "service-key-value",
+        "ghp_pat_value",
+        "postgres://u:pw@h/db",
+        TEST_TOKEN,
+        "dotenv-secret-value",
+      ]
+    ) {
+      assert.ok(!text.includes(value), `${value} reached the shell`);
+    }
+    assert.equal(env.PATH, Deno.env.get("PATH"));
+    assert.equal(env.HOME, home.path);
+    assert.equal(env.LANG, "C.UTF-8");
+    assert.equal(env.HERALD_HOME, home.path);
+    assert.equal(env.PASSED_ON, "from-the-environment");
+    assert.equal(env.DOTENV_PASSED, "dotenv-passed");
+  },
+});
+
 Deno.test("an unknown profile is 404 and a malformed resume id 400, before any upgrade", async () => {
   await using home = await tempDir();
   await using server = shellServer(home.path);

@@ -118,7 +118,7 @@ Deno.test("raw config round-trips the file, hides literal secrets and puts them 
   assert.ok(!String(shown.body.text).includes("sk-very-secret"));
   assert.deepEqual(shown.body.redacted, ["model.api_key"]);
   const edited = String(shown.body.text).replace("max_turns: 12", "max_turns: 13");
-  const saved = await json("PUT", "/api/config/raw", { text: edited });
+  const saved = await json("PUT", "/api/config/raw", { text: edited, version: shown.body.version });
   assert.equal(saved.status, 200, JSON.stringify(saved.body));
   const text = await Deno.readTextFile(main.config);
   assert.match(text, /api_key: sk-very-secret-value-42/);
@@ -129,8 +129,10 @@ Deno.test("PUT raw config that is not YAML is 422 with file, line and column, an
   await using home = await tempDir();
   const { json, main } = await routesApp(home.path);
   await Deno.writeTextFile(main.config, COMMENTED);
+  const { version } = (await json("GET", "/api/config/raw")).body;
   const { status, body } = await json("PUT", "/api/config/raw", {
     text: "model:\n  provider: [unclosed\nagent: 1\n",
+    version,
   });
   assert.equal(status, 422);
   const error = body.error as unknown as Record<string, unknown>;
@@ -142,9 +144,57 @@ Deno.test("PUT raw config that is not YAML is 422 with file, line and column, an
 
   const warned = await json("PUT", "/api/config/raw", {
     text: "agent:\n  max_turns: 5\nextra: 1\n",
+    version,
   });
   assert.equal(warned.status, 200);
   assert.deepEqual((warned.body.warnings as { path: string }[]).map((w) => w.path), ["extra"]);
+});
+
+Deno.test("raw config carries a version; a save from an older version is 409 and keeps the other change", async () => {
+  await using home = await tempDir();
+  const { json, main } = await routesApp(home.path);
+  const empty = await json("GET", "/api/config/raw");
+  assert.equal(
+    empty.body.version,
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "a missing file has the version of empty text (SHA-256 of no bytes)",
+  );
+  await Deno.writeTextFile(main.config, COMMENTED);
+  const loaded = await json("GET", "/api/config/raw");
+  assert.match(String(loaded.body.version), /^[0-9a-f]{64}$/);
+  assert.notEqual(loaded.body.version, empty.body.version);
+
+  const missing = await json("PUT", "/api/config/raw", { text: COMMENTED });
+  assert.equal(missing.status, 400);
+  assert.match(missing.body.error?.message ?? "", /"version" is required.*GET \/api\/config\/raw/);
+
+  // Someone else saves a setting after the editor loaded the file.
+  const other = await json("PUT", "/api/config", { set: { "agent.dump_requests": true } });
+  assert.equal(other.status, 200);
+  const stale = await json("PUT", "/api/config/raw", {
+    text: COMMENTED.replace("max_turns: 12", "max_turns: 40"),
+    version: loaded.body.version,
+  });
+  assert.equal(stale.status, 409, JSON.stringify(stale.body));
+  assert.equal(stale.body.error?.code, "config_changed");
+  assert.match(stale.body.error?.message ?? "", /changed by someone else.*[Rr]eload/);
+  const text = await Deno.readTextFile(main.config);
+  assert.match(text, /dump_requests: true/, "the other change is kept");
+  assert.match(text, /max_turns: 12/);
+
+  const fresh = await json("GET", "/api/config/raw");
+  const saved = await json("PUT", "/api/config/raw", {
+    text: String(fresh.body.text).replace("max_turns: 12", "max_turns: 40"),
+    version: fresh.body.version,
+  });
+  assert.equal(saved.status, 200, JSON.stringify(saved.body));
+  assert.match(await Deno.readTextFile(main.config), /max_turns: 40/);
+  assert.equal((await json("GET", "/api/config/raw")).body.version, saved.body.version);
+  const replay = await json("PUT", "/api/config/raw", {
+    text: String(fresh.body.text),
+    version: fresh.body.version,
+  });
+  assert.equal(replay.status, 409, "the same version cannot be used twice once the file changed");
 });
 
 Deno.test("env lists names with a redacted preview, never a value; only reveal returns one", async () => {
@@ -212,7 +262,10 @@ Deno.test("credential headers of MCP servers written by hand are hidden in confi
   assert.deepEqual(raw.body.redacted, ["mcp_servers.remote.headers.Authorization"]);
   const servers = await json("GET", "/api/mcp/servers");
   assert.ok(!JSON.stringify(servers.body).includes("hand-written-secret"));
-  const saved = await json("PUT", "/api/config/raw", { text: String(raw.body.text) });
+  const saved = await json("PUT", "/api/config/raw", {
+    text: String(raw.body.text),
+    version: raw.body.version,
+  });
   assert.equal(saved.status, 200);
   assert.match(
     await Deno.readTextFile(main.config),

@@ -226,3 +226,72 @@ Deno.test("a catalog install runs the herald CLI with -p against the chosen prof
   const unknown = await json("POST", "/api/mcp/catalog/install", { name: "nope" });
   assert.equal(unknown.status, 404);
 });
+
+Deno.test("a stdio MCP server starts from the allowlist, the profile's passthrough names and its own env", async () => {
+  await using home = await tempDir();
+  const { json, main } = await routesApp(home.path, {
+    env: {
+      PATH: Deno.env.get("PATH"),
+      HOME: home.path,
+      LANG: "C.UTF-8",
+      AWS_SECRET_ACCESS_KEY: "aws-secret-value",
+      MY_SERVICE_KEY: "service-key-value",
+      GITHUB_PAT: "ghp_pat_value",
+      DATABASE_URL: "postgres://u:pw@h/db",
+      HERALD_DASHBOARD_SESSION_TOKEN: "dashboard-token-value",
+      PASSED_ON: "from-the-environment",
+    },
+  });
+  // A tiny stdio server: it writes its whole environment to a file, then answers initialize.
+  const script = join(home.path, "env_server.sh");
+  const dump = join(home.path, "env.txt");
+  await Deno.writeTextFile(
+    script,
+    'env > "$1"\nread -r line\n' +
+      `printf '%s\\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25",` +
+      `"capabilities":{},"serverInfo":{"name":"env-dump"}}}'\nread -r line\n`,
+  );
+  await Deno.writeTextFile(
+    main.env,
+    "CONFIG_REF=config-ref-value\nDOTENV_SECRET=dotenv-secret-value\nDOTENV_PASSED=dotenv-passed\n",
+  );
+  const added = await json("POST", "/api/mcp/servers", {
+    name: "envdump",
+    command: "/bin/sh",
+    args: [script, dump],
+    env: { FROM_CONFIG: "${CONFIG_REF}" },
+  });
+  assert.equal(added.status, 201, JSON.stringify(added.body));
+  await Deno.writeTextFile(
+    main.config,
+    "terminal:\n  env_passthrough: [PASSED_ON, DOTENV_PASSED]\n",
+    { append: true },
+  );
+
+  const { body } = await json("POST", "/api/mcp/servers/envdump/test", {});
+  assert.equal(body.ok, true, JSON.stringify(body));
+  const text = await Deno.readTextFile(dump);
+  const env = Object.fromEntries(
+    text.trim().split("\n").map((
+      line,
+    ) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+  );
+  for (
+    const value of [
+      "aws-secret-value",
+      "service-key-value",
+      "ghp_pat_value",
+      "postgres://u:pw@h/db",
+      "dashboard-token-value",
+      "dotenv-secret-value",
+    ]
+  ) {
+    assert.ok(!text.includes(value), `${value} reached the MCP server`);
+  }
+  assert.equal(env.PATH, Deno.env.get("PATH"));
+  assert.equal(env.HOME, home.path);
+  assert.equal(env.LANG, "C.UTF-8");
+  assert.equal(env.PASSED_ON, "from-the-environment");
+  assert.equal(env.DOTENV_PASSED, "dotenv-passed");
+  assert.equal(env.FROM_CONFIG, "config-ref-value", "the server's own env from config stays");
+});

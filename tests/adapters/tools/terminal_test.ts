@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  commandEnvironment,
-  createTerminalTool,
-  HeadTail,
-} from "../../../adapters/tools/terminal.ts";
+import type { SignalSender } from "../../../adapters/process/mod.ts";
+import { createTerminalTool, HeadTail } from "../../../adapters/tools/terminal.ts";
 import { ToolError } from "../../../core/tools/types.ts";
 import { tempDir } from "../../_helpers.ts";
 import { eventually, processAlive, toolContext, waitForPid } from "./_context.ts";
@@ -166,20 +163,147 @@ Deno.test("terminal validates its arguments", () => {
   assert.equal(terminal.schema.safeParse({ command: "ls", timeout: 600 }).success, true);
 });
 
-Deno.test("commands never see credential variables from the environment", () => {
-  const env = commandEnvironment(
-    {
-      PATH: "/bin",
-      OPENAI_API_KEY: "sk-1",
-      TELEGRAM_BOT_TOKEN: "t",
-      CLIENT_SECRET: "s",
-      DB_PASSWORD: "p",
-      HERALD_DASHBOARD_SESSION_TOKEN: "d",
-      TOKENIZERS_PARALLELISM: "false",
-    },
-    { EXTRA: "1" },
+/** Herald's environment in the tests below: harmless variables and credentials side by side. */
+const PARENT_ENV: Record<string, string> = {
+  PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+  HOME: "/home/tester",
+  LANG: "C.UTF-8",
+  LC_ALL: "C.UTF-8",
+  https_proxy: "http://proxyuser:proxypass@proxy.example:3128",
+  OPENAI_API_KEY: "sk-1",
+  TELEGRAM_BOT_TOKEN: "t",
+  CLIENT_SECRET: "s",
+  DB_PASSWORD: "p",
+  HERALD_DASHBOARD_SESSION_TOKEN: "d",
+  TOKENIZERS_PARALLELISM: "false",
+  AWS_SECRET_ACCESS_KEY: "aws-secret-value",
+  MY_SERVICE_KEY: "service-key-value",
+  GITHUB_PAT: "ghp_pat_value",
+  DATABASE_URL: "postgres://u:pw@h/db",
+  SSH_AUTH_SOCK: "/tmp/ssh-agent.sock",
+  PASSED_ON: "from-the-environment",
+};
+
+/** `env` output as a record. */
+function parseEnv(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq > 0) env[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return env;
+}
+
+Deno.test("commands never see credential variables from the environment", async () => {
+  await using dir = await tempDir();
+  const tool = createTerminalTool({ baseEnv: PARENT_ENV, env: { EXTRA: "1" } });
+  const result = await tool.run({ command: "env" }, toolContext({ cwd: dir.path }));
+  assert.equal(result.exit_code, 0, result.stderr);
+  const env = parseEnv(result.stdout);
+  for (
+    const name of [
+      "OPENAI_API_KEY",
+      "TELEGRAM_BOT_TOKEN",
+      "CLIENT_SECRET",
+      "DB_PASSWORD",
+      "HERALD_DASHBOARD_SESSION_TOKEN",
+      "AWS_SECRET_ACCESS_KEY",
+      "MY_SERVICE_KEY",
+      "GITHUB_PAT",
+      "DATABASE_URL",
+      "SSH_AUTH_SOCK",
+      "PASSED_ON",
+      // Not a secret, but not on the allowlist either.
+      "TOKENIZERS_PARALLELISM",
+    ]
+  ) {
+    assert.equal(env[name], undefined, `${name} reached the command`);
+  }
+  for (const value of ["aws-secret-value", "service-key-value", "ghp_pat_value", "u:pw@h"]) {
+    assert.ok(!result.stdout.includes(value), `${value} reached the command`);
+  }
+  assert.equal(env.PATH, PARENT_ENV.PATH);
+  assert.equal(env.HOME, "/home/tester");
+  assert.equal(env.LANG, "C.UTF-8");
+  assert.equal(env.LC_ALL, "C.UTF-8");
+  assert.equal(env.https_proxy, "http://proxy.example:3128", "proxy credentials are removed");
+  assert.equal(env.EXTRA, "1");
+});
+
+Deno.test("names the profile passes on reach commands from its .env or the environment", async () => {
+  await using dir = await tempDir();
+  const dotenv = new Map([["FROM_DOTENV", "dotenv-value"], ["NOT_LISTED", "dotenv-secret"]]);
+  const tool = createTerminalTool({
+    baseEnv: PARENT_ENV,
+    envPassthrough: ["PASSED_ON", "FROM_DOTENV", "SSH_AUTH_SOCK", "HERALD_DASHBOARD_SESSION_TOKEN"],
+    envLookup: (name) => dotenv.get(name) ?? PARENT_ENV[name],
+  });
+  const result = await tool.run({ command: "env" }, toolContext({ cwd: dir.path }));
+  const env = parseEnv(result.stdout);
+  assert.equal(env.PASSED_ON, "from-the-environment");
+  assert.equal(env.FROM_DOTENV, "dotenv-value");
+  assert.equal(env.SSH_AUTH_SOCK, "/tmp/ssh-agent.sock");
+  assert.equal(env.NOT_LISTED, undefined);
+  assert.ok(!result.stdout.includes("dotenv-secret"));
+  assert.equal(env.HERALD_DASHBOARD_SESSION_TOKEN, undefined, "the dashboard token never passes");
+  assert.equal(env.GITHUB_PAT, undefined);
+});
+
+Deno.test({
+  name: "a timeout signals only the command's own process group, never after it exited",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using dir = await tempDir();
+    const sent: { target: number; signal: Deno.Signal }[] = [];
+    const kill: SignalSender = (target, signal) => {
+      sent.push({ target, signal });
+      Deno.kill(target, signal);
+    };
+    const tool = createTerminalTool({ killGraceMs: 300, drainMs: 200, kill });
+    const command = "(trap '' TERM; echo $BASHPID > stubborn.pid; exec sleep 30) & " +
+      "sleep 30 & echo $! > bg.pid; sleep 30; wait";
+    const result = await tool.run({ command, timeout: 1 }, toolContext({ cwd: dir.path }));
+    assert.equal(result.timed_out, true);
+    for (const file of ["bg.pid", "stubborn.pid"]) {
+      const pid = await waitForPid(join(dir.path, file));
+      assert.ok(await eventually(() => !processAlive(pid)), `process ${pid} from ${file} survived`);
+    }
+    const leader = sent[0].target;
+    assert.deepEqual(sent, [
+      { target: leader, signal: "SIGUSR1" },
+      { target: -leader, signal: "SIGTERM" },
+      { target: -leader, signal: "SIGKILL" },
+    ]);
+  },
+});
+
+Deno.test("an interrupt after the shell exited signals nothing", async () => {
+  await using dir = await tempDir();
+  const sent: number[] = [];
+  const kill: SignalSender = (target, signal) => {
+    sent.push(target);
+    Deno.kill(target, signal);
+  };
+  // A long drain: the background process holds the pipes after the shell exits.
+  const tool = createTerminalTool({ killGraceMs: 300, drainMs: 1500, kill });
+  const controller = new AbortController();
+  const running = tool.run(
+    { command: "sleep 30 & echo $! > bg.pid; echo started" },
+    toolContext({ cwd: dir.path, signal: controller.signal }),
   );
-  assert.deepEqual(env, { PATH: "/bin", TOKENIZERS_PARALLELISM: "false", EXTRA: "1" });
+  const bg = await waitForPid(join(dir.path, "bg.pid"));
+  try {
+    // The shell is gone well before the drain ends.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    controller.abort();
+    await assert.rejects(
+      running,
+      (error: unknown) => error instanceof ToolError && error.code === "interrupted",
+    );
+    assert.deepEqual(sent, [], "nothing is signalled through a leader that has exited");
+  } finally {
+    if (processAlive(bg)) Deno.kill(bg, "SIGKILL");
+  }
 });
 
 Deno.test("a command run by the tool cannot read an exported API key", async () => {
