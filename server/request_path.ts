@@ -30,9 +30,10 @@ const NEEDS_CHECK = /[%\\]|\/\/|\/\./;
 export function rawPathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";
-  let end = start;
-  while (end < url.length && url[end] !== "?" && url[end] !== "#") end++;
-  return url.slice(start, end);
+  const query = url.indexOf("?", start);
+  const fragment = url.indexOf("#", start);
+  const end = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
+  return end === -1 ? url.slice(start) : url.slice(start, end);
 }
 
 function refused(reason: string): RequestPath {
