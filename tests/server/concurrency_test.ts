@@ -18,6 +18,11 @@ import { type LiveServer, startLiveServer } from "./_live.ts";
 /** Trials of the two-simultaneous-saves case (the issue reproduced it in 98 of 100). */
 const ENV_PAIR_TRIALS = 100;
 const PARALLEL = 50;
+/**
+ * Rounds of the 50-parallel cases, each from fresh files: 100 in a row
+ * (about 40 s on two cores), or `HERALD_TEST_DASHBOARD_TRIALS`.
+ */
+const PARALLEL_TRIALS = Number(Deno.env.get("HERALD_TEST_DASHBOARD_TRIALS") ?? "100");
 
 interface Answer {
   status: number;
@@ -54,19 +59,26 @@ async function freshHome(root: string): Promise<ProfilePaths> {
   return profilePaths(root, "default");
 }
 
-Deno.test("50 parallel PUT /api/env with distinct keys keep every key", async () => {
+Deno.test(`50 parallel PUT /api/env with distinct keys keep every key, ${PARALLEL_TRIALS} rounds`, async () => {
   await using home = await tempDir();
   const main = await freshHome(home.path);
   await using server = startLiveServer(home.path);
-  const answers = await Promise.all(
-    Array.from(
-      { length: PARALLEL },
-      (_, i) => send(server, "PUT", "/api/env", { key: `PARALLEL_${i}`, value: `value-${i}` }),
-    ),
-  );
-  assertAll(answers, 200, "PUT /api/env");
-  const stored = await parseEnvFile(main.env);
-  for (let i = 0; i < PARALLEL; i++) assert.equal(stored.get(`PARALLEL_${i}`), `value-${i}`);
+  for (let trial = 0; trial < PARALLEL_TRIALS; trial++) {
+    await Deno.remove(main.env).catch(() => {}); // each round starts from an empty .env
+    const name = (i: number) => `PARALLEL_${trial}_${i}`;
+    const answers = await Promise.all(
+      Array.from(
+        { length: PARALLEL },
+        (_, i) => send(server, "PUT", "/api/env", { key: name(i), value: `value-${i}` }),
+      ),
+    );
+    assertAll(answers, 200, `round ${trial}: PUT /api/env`);
+    const stored = await parseEnvFile(main.env);
+    for (let i = 0; i < PARALLEL; i++) {
+      assert.equal(stored.get(name(i)), `value-${i}`, `round ${trial} kept ${name(i)}`);
+    }
+    assert.equal(stored.size, PARALLEL);
+  }
   assert.equal((await Deno.stat(main.env)).mode! & 0o777, 0o600);
 });
 
@@ -87,33 +99,40 @@ Deno.test(`two simultaneous PUT /api/env with different keys keep both, ${ENV_PA
   assert.equal((await parseEnvFile(main.env)).size, 2 * ENV_PAIR_TRIALS);
 });
 
-Deno.test("50 parallel PUT /api/config with set keep every key, secrets included", async () => {
+Deno.test(`50 parallel PUT /api/config with set keep every key, secrets included, ${PARALLEL_TRIALS} rounds`, async () => {
   await using home = await tempDir();
   const main = await freshHome(home.path);
-  await Deno.writeTextFile(main.config, "# kept comment\nagent:\n  max_turns: 12\n");
   await using server = startLiveServer(home.path);
-  // Odd slots set a key (a secret: .env then config.yaml), even slots a model name.
-  const key = (i: number) =>
-    i % 2 === 0 ? `auxiliary.slot${i}.model` : `auxiliary.slot${i}.api_key`;
-  const answers = await Promise.all(
-    Array.from(
-      { length: PARALLEL },
-      (_, i) => send(server, "PUT", "/api/config", { set: { [key(i)]: `value-${i}-0123456789` } }),
-    ),
-  );
-  assertAll(answers, 200, "PUT /api/config");
-  const config = (await send(server, "GET", "/api/config")).body.config as {
-    auxiliary: Record<string, { model?: string; api_key?: string }>;
-  };
-  const stored = await parseEnvFile(main.env);
-  for (let i = 0; i < PARALLEL; i++) {
-    const slot = config.auxiliary[`slot${i}`];
-    assert.ok(slot, `slot${i} kept`);
-    if (i % 2 === 0) {
-      assert.equal(slot.model, `value-${i}-0123456789`);
-    } else {
-      assert.equal(slot.api_key, `\${HERALD_AUXILIARY_SLOT${i}_API_KEY}`);
-      assert.equal(stored.get(`HERALD_AUXILIARY_SLOT${i}_API_KEY`), `value-${i}-0123456789`);
+  for (let trial = 0; trial < PARALLEL_TRIALS; trial++) {
+    // Each round starts from the same small files.
+    await Deno.writeTextFile(main.config, "# kept comment\nagent:\n  max_turns: 12\n");
+    await Deno.remove(main.env).catch(() => {});
+    // Odd slots set a key (a secret: .env then config.yaml), even slots a model name.
+    const slot = (i: number) => `r${trial}s${i}`;
+    const key = (i: number) =>
+      i % 2 === 0 ? `auxiliary.${slot(i)}.model` : `auxiliary.${slot(i)}.api_key`;
+    const value = (i: number) => `value-${trial}-${i}-0123456789`;
+    const answers = await Promise.all(
+      Array.from(
+        { length: PARALLEL },
+        (_, i) => send(server, "PUT", "/api/config", { set: { [key(i)]: value(i) } }),
+      ),
+    );
+    assertAll(answers, 200, `round ${trial}: PUT /api/config`);
+    const config = (await send(server, "GET", "/api/config")).body.config as {
+      auxiliary: Record<string, { model?: string; api_key?: string }>;
+    };
+    const stored = await parseEnvFile(main.env);
+    for (let i = 0; i < PARALLEL; i++) {
+      const kept = config.auxiliary[slot(i)];
+      assert.ok(kept, `round ${trial}: ${slot(i)} kept`);
+      const envName = `HERALD_AUXILIARY_${slot(i).toUpperCase()}_API_KEY`;
+      if (i % 2 === 0) {
+        assert.equal(kept.model, value(i));
+      } else {
+        assert.equal(kept.api_key, `\${${envName}}`);
+        assert.equal(stored.get(envName), value(i));
+      }
     }
   }
   const text = await Deno.readTextFile(main.config);
