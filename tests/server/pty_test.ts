@@ -5,6 +5,12 @@
  */
 
 import assert from "node:assert/strict";
+import {
+  assertNoPlantedSecret,
+  parseEnvDump,
+  PLANTED_DOTENV_TEXT,
+  PLANTED_PARENT_SECRETS,
+} from "../_planted_secrets.ts";
 import { join } from "node:path";
 import { createProfile } from "../../adapters/home/mod.ts";
 import { startModelServer } from "../fakes/model_server.ts";
@@ -165,7 +171,7 @@ Deno.test({
     await using home = await tempDir();
     await Deno.writeTextFile(
       join(home.path, ".env"),
-      "DOTENV_SECRET=dotenv-secret-value\nDOTENV_PASSED=dotenv-passed\n",
+      PLANTED_DOTENV_TEXT,
     );
     await Deno.writeTextFile(
       join(home.path, "config.yaml"),
@@ -179,10 +185,7 @@ Deno.test({
           LANG: "C.UTF-8",
           SHELL: "/bin/bash",
           HERALD_DASHBOARD_SESSION_TOKEN: TEST_TOKEN,
-          AWS_SECRET_ACCESS_KEY: "aws-secret-value",
-          MY_SERVICE_KEY: "service-key-value",
-          GITHUB_PAT: "ghp_pat_value",
-          DATABASE_URL: "postgres://u:pw@h/db",
+          ...PLANTED_PARENT_SECRETS,
           PASSED_ON: "from-the-environment",
         },
         ptyMode: "shell",
@@ -193,23 +196,8 @@ Deno.test({
     const dump = join(home.path, "env.txt");
     await term.run(`env > ${dump}; echo "dumped=$?"`, /dumped=0\r?\n/);
     const text = await Deno.readTextFile(dump);
-    const env = Object.fromEntries(
-      text.trim().split("\n").map((
-        line,
-      ) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
-    );
-    for (
-      const value of [
-        "aws-secret-value",
-        "service-key-value",
-        "ghp_pat_value",
-        "postgres://u:pw@h/db",
-        TEST_TOKEN,
-        "dotenv-secret-value",
-      ]
-    ) {
-      assert.ok(!text.includes(value), `${value} reached the shell`);
-    }
+    const env = parseEnvDump(text);
+    assertNoPlantedSecret(text, "the shell", [TEST_TOKEN]);
     assert.equal(env.PATH, Deno.env.get("PATH"));
     assert.equal(env.HOME, home.path);
     assert.equal(env.LANG, "C.UTF-8");

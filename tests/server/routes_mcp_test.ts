@@ -5,6 +5,11 @@
  */
 
 import assert from "node:assert/strict";
+import {
+  assertNoPlantedSecret,
+  parseEnvDump,
+  PLANTED_PARENT_SECRETS,
+} from "../_planted_secrets.ts";
 import { join } from "node:path";
 import { parseConfig } from "../../core/config/mod.ts";
 import { tempDir } from "../_helpers.ts";
@@ -234,10 +239,7 @@ Deno.test("a stdio MCP server starts from the allowlist, the profile's passthrou
       PATH: Deno.env.get("PATH"),
       HOME: home.path,
       LANG: "C.UTF-8",
-      AWS_SECRET_ACCESS_KEY: "aws-secret-value",
-      MY_SERVICE_KEY: "service-key-value",
-      GITHUB_PAT: "ghp_pat_value",
-      DATABASE_URL: "postgres://u:pw@h/db",
+      ...PLANTED_PARENT_SECRETS,
       HERALD_DASHBOARD_SESSION_TOKEN: "dashboard-token-value",
       PASSED_ON: "from-the-environment",
     },
@@ -271,23 +273,8 @@ Deno.test("a stdio MCP server starts from the allowlist, the profile's passthrou
   const { body } = await json("POST", "/api/mcp/servers/envdump/test", {});
   assert.equal(body.ok, true, JSON.stringify(body));
   const text = await Deno.readTextFile(dump);
-  const env = Object.fromEntries(
-    text.trim().split("\n").map((
-      line,
-    ) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
-  );
-  for (
-    const value of [
-      "aws-secret-value",
-      "service-key-value",
-      "ghp_pat_value",
-      "postgres://u:pw@h/db",
-      "dashboard-token-value",
-      "dotenv-secret-value",
-    ]
-  ) {
-    assert.ok(!text.includes(value), `${value} reached the MCP server`);
-  }
+  const env = parseEnvDump(text);
+  assertNoPlantedSecret(text, "the MCP server", ["dashboard-token-value"]);
   assert.equal(env.PATH, Deno.env.get("PATH"));
   assert.equal(env.HOME, home.path);
   assert.equal(env.LANG, "C.UTF-8");

@@ -5,6 +5,12 @@
  */
 
 import assert from "node:assert/strict";
+import {
+  assertNoPlantedSecret,
+  parseEnvDump,
+  PLANTED_DOTENV_TEXT,
+  PLANTED_PARENT_SECRETS,
+} from "../../_planted_secrets.ts";
 import { createProfile } from "../../../adapters/home/mod.ts";
 import { openProfileRuntime } from "../../../adapters/runtime/profile_runtime.ts";
 import type { TerminalResult } from "../../../adapters/tools/mod.ts";
@@ -22,7 +28,7 @@ Deno.test("a profile's terminal passes on only the allowlist and the names it li
   );
   await Deno.writeTextFile(
     paths.env,
-    "DOTENV_SECRET=dotenv-secret-value\nDOTENV_PASSED=dotenv-passed\n",
+    PLANTED_DOTENV_TEXT,
   );
   const runtime = await openProfileRuntime(paths, {
     safeMode: false,
@@ -34,10 +40,7 @@ Deno.test("a profile's terminal passes on only the allowlist and the names it li
       PATH: Deno.env.get("PATH"),
       HOME: root.path,
       LANG: "C.UTF-8",
-      AWS_SECRET_ACCESS_KEY: "aws-secret-value",
-      MY_SERVICE_KEY: "service-key-value",
-      GITHUB_PAT: "ghp_pat_value",
-      DATABASE_URL: "postgres://u:pw@h/db",
+      ...PLANTED_PARENT_SECRETS,
       PASSED_ON: "from-the-environment",
     },
   });
@@ -48,22 +51,8 @@ Deno.test("a profile's terminal passes on only the allowlist and the names it li
       toolContext({ cwd: root.path }),
     ) as TerminalResult;
     assert.equal(result.exit_code, 0, result.stderr);
-    const env = Object.fromEntries(
-      result.stdout.trim().split("\n").map((
-        line,
-      ) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
-    );
-    for (
-      const value of [
-        "aws-secret-value",
-        "service-key-value",
-        "ghp_pat_value",
-        "postgres://u:pw@h/db",
-        "dotenv-secret-value",
-      ]
-    ) {
-      assert.ok(!result.stdout.includes(value), `${value} reached the command`);
-    }
+    const env = parseEnvDump(result.stdout);
+    assertNoPlantedSecret(result.stdout, "the command");
     assert.equal(env.PATH, Deno.env.get("PATH"));
     assert.equal(env.HOME, root.path);
     assert.equal(env.LANG, "C.UTF-8");

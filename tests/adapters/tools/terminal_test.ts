@@ -1,4 +1,9 @@
 import assert from "node:assert/strict";
+import {
+  assertNoPlantedSecret,
+  parseEnvDump,
+  PLANTED_PARENT_SECRETS,
+} from "../../_planted_secrets.ts";
 import { join } from "node:path";
 import type { SignalSender } from "../../../adapters/process/mod.ts";
 import { createTerminalTool, HeadTail } from "../../../adapters/tools/terminal.ts";
@@ -176,30 +181,17 @@ const PARENT_ENV: Record<string, string> = {
   DB_PASSWORD: "p",
   HERALD_DASHBOARD_SESSION_TOKEN: "d",
   TOKENIZERS_PARALLELISM: "false",
-  AWS_SECRET_ACCESS_KEY: "aws-secret-value",
-  MY_SERVICE_KEY: "service-key-value",
-  GITHUB_PAT: "ghp_pat_value",
-  DATABASE_URL: "postgres://u:pw@h/db",
+  ...PLANTED_PARENT_SECRETS,
   SSH_AUTH_SOCK: "/tmp/ssh-agent.sock",
   PASSED_ON: "from-the-environment",
 };
-
-/** `env` output as a record. */
-function parseEnv(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of text.split("\n")) {
-    const eq = line.indexOf("=");
-    if (eq > 0) env[line.slice(0, eq)] = line.slice(eq + 1);
-  }
-  return env;
-}
 
 Deno.test("commands never see credential variables from the environment", async () => {
   await using dir = await tempDir();
   const tool = createTerminalTool({ baseEnv: PARENT_ENV, env: { EXTRA: "1" } });
   const result = await tool.run({ command: "env" }, toolContext({ cwd: dir.path }));
   assert.equal(result.exit_code, 0, result.stderr);
-  const env = parseEnv(result.stdout);
+  const env = parseEnvDump(result.stdout);
   for (
     const name of [
       "OPENAI_API_KEY",
@@ -219,9 +211,7 @@ Deno.test("commands never see credential variables from the environment", async 
   ) {
     assert.equal(env[name], undefined, `${name} reached the command`);
   }
-  for (const value of ["aws-secret-value", "service-key-value", "ghp_pat_value", "u:pw@h"]) {
-    assert.ok(!result.stdout.includes(value), `${value} reached the command`);
-  }
+  assertNoPlantedSecret(result.stdout, "the command", ["u:pw@h"]);
   assert.equal(env.PATH, PARENT_ENV.PATH);
   assert.equal(env.HOME, "/home/tester");
   assert.equal(env.LANG, "C.UTF-8");
@@ -239,7 +229,7 @@ Deno.test("names the profile passes on reach commands from its .env or the envir
     envLookup: (name) => dotenv.get(name) ?? PARENT_ENV[name],
   });
   const result = await tool.run({ command: "env" }, toolContext({ cwd: dir.path }));
-  const env = parseEnv(result.stdout);
+  const env = parseEnvDump(result.stdout);
   assert.equal(env.PASSED_ON, "from-the-environment");
   assert.equal(env.FROM_DOTENV, "dotenv-value");
   assert.equal(env.SSH_AUTH_SOCK, "/tmp/ssh-agent.sock");
