@@ -32,3 +32,13 @@ export async function tempDir(prefix = "herald-test-"): Promise<TempDir> {
 
 /** Absolute path of the repository root (the folder holding deno.json). */
 export const REPO_ROOT: string = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
+
+/** True while `pid` runs; an unreaped zombie (PID 1 here does not reap) counts as gone. */
+export async function processRunning(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { createProfile } from "../../adapters/home/mod.ts";
 import { startModelServer } from "../fakes/model_server.ts";
 import { configureModel } from "../e2e/_herald.ts";
-import { tempDir } from "../_helpers.ts";
+import { processRunning, tempDir } from "../_helpers.ts";
 import { TEST_TOKEN } from "./_app.ts";
 import { closeSocket, openSocket, startLiveServer, until, upgradeStatus } from "./_live.ts";
 
@@ -77,16 +77,6 @@ class PtyClient implements AsyncDisposable {
   }
 }
 
-/** True while `pid` runs; an unreaped zombie (PID 1 here does not reap) counts as gone. */
-async function running(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 function shellServer(home: string) {
   return startLiveServer(home, {
     deps: {
@@ -131,7 +121,7 @@ Deno.test({
     term.type("(trap '' HUP TERM; exec sleep 301) &\r");
     const stubbornPid = Number((await term.run("echo job=$!", /job=(\d+)\r?\n/))[1]);
     const pids = [shellPid, sleepPid, stubbornPid];
-    for (const pid of pids) assert.ok(await running(pid), `${pid} runs before the close`);
+    for (const pid of pids) assert.ok(await processRunning(pid), `${pid} runs before the close`);
 
     term.control({ type: "teleport" });
     await until(() => term.controls.length > 0, "the error frame");
@@ -140,7 +130,7 @@ Deno.test({
     await term.close();
     await until(
       async () => {
-        for (const pid of pids) if (await running(pid)) return false;
+        for (const pid of pids) if (await processRunning(pid)) return false;
         return true;
       },
       "every process of the terminal to end",

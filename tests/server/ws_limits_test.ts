@@ -36,7 +36,7 @@ import { ptyMessageRefusal } from "../../server/ws/pty_bridge.ts";
 import { z } from "zod";
 import { startModelServer } from "../fakes/model_server.ts";
 import { configureModel } from "../e2e/_herald.ts";
-import { tempDir } from "../_helpers.ts";
+import { processRunning, tempDir } from "../_helpers.ts";
 import { TEST_TOKEN } from "./_app.ts";
 import {
   Opcode,
@@ -531,16 +531,6 @@ Deno.test("a /api/ws client that stops reading a streamed reply is cut off with 
 // /api/pty
 // ---------------------------------------------------------------------------
 
-/** True while `pid` runs; an unreaped zombie counts as gone. */
-async function running(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 function shellServer(home: string) {
   return startLiveServer(home, {
     deps: {
@@ -586,7 +576,7 @@ Deno.test({
     const ending = await raw.readToEnd(10_000);
     assert.equal(ending.close?.code, WsCloseCode.messageTooBig);
     assert.match(ending.close!.reason, new RegExp(`${MAX_PTY_MESSAGE_BYTES}-byte limit`));
-    await until(async () => !(await running(pid)), "the shell to end", 8000);
+    await until(async () => !(await processRunning(pid)), "the shell to end", 8000);
   },
 });
 
@@ -601,7 +591,7 @@ Deno.test({
     const pid = await shellPid(raw);
     await raw.send(Opcode.binary, new TextEncoder().encode(`yes ${"y".repeat(200)}\r`));
     // Not reading: the server stops queueing output and ends the terminal.
-    await until(async () => !(await running(pid)), "the shell to end", 20_000);
+    await until(async () => !(await processRunning(pid)), "the shell to end", 20_000);
     const ending = await raw.readToEnd(20_000);
     assert.equal(ending.close?.code, WsCloseCode.policyViolation);
     assert.match(ending.close!.reason, /not reading/);
