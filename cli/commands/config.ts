@@ -26,7 +26,7 @@ function formatValue(value: unknown): string {
   return String(value);
 }
 
-/** Loads the profile's config for display: defaults applied, `${VAR}` kept, literal secrets hidden. */
+/** Loads the profile's config for display: defaults applied, `${VAR}` kept, secrets hidden. */
 async function displayConfig(ctx: CliContext) {
   const paths = await ctx.home();
   const loaded = await loadConfigFile(paths.config);

@@ -19,6 +19,12 @@ export interface ConfigWarning {
   message: string;
 }
 
+/** A value substituted for a `${NAME}` reference when a config was loaded. */
+export interface ResolvedReference {
+  name: string;
+  value: string;
+}
+
 /** The outcome of reading a config file. */
 export interface LoadedConfig {
   /** Validated configuration with defaults filled in. */
@@ -26,6 +32,8 @@ export interface LoadedConfig {
   /** What the user wrote, as plain data (after `${VAR}` expansion when an env was given). */
   raw: Record<string, unknown>;
   warnings: ConfigWarning[];
+  /** Values substituted for `${VAR}` references (empty when no env was given), for redaction. */
+  resolved: ResolvedReference[];
 }
 
 /** Looks up an environment variable for `${VAR}` references. */
@@ -68,6 +76,7 @@ function expand(
   env: EnvLookup,
   path: string[],
   warnings: ConfigWarning[],
+  resolved: ResolvedReference[],
 ): unknown {
   if (typeof value === "string") {
     return value.replace(REFERENCE, (whole, name: string) => {
@@ -80,15 +89,16 @@ function expand(
         });
         return whole;
       }
+      if (!resolved.some((r) => r.name === name)) resolved.push({ name, value: found });
       return found;
     });
   }
   if (Array.isArray(value)) {
-    return value.map((item, i) => expand(item, env, [...path, `${i}`], warnings));
+    return value.map((item, i) => expand(item, env, [...path, `${i}`], warnings, resolved));
   }
   if (value && typeof value === "object") {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, expand(v, env, [...path, k], warnings)]),
+      Object.entries(value).map(([k, v]) => [k, expand(v, env, [...path, k], warnings, resolved)]),
     );
   }
   return value;
@@ -146,12 +156,14 @@ export function validateConfig(
 export function parseConfig(text: string, file: string, env?: EnvLookup): LoadedConfig {
   const { value } = readConfigYaml(text, file);
   const warnings: ConfigWarning[] = [];
+  const resolved: ResolvedReference[] = [];
   let raw = (value ?? {}) as Record<string, unknown>;
-  if (env) raw = expand(raw, env, [], warnings) as Record<string, unknown>;
+  if (env) raw = expand(raw, env, [], warnings, resolved) as Record<string, unknown>;
   const validated = validateConfig(raw);
   return {
     config: validated.config,
     raw: withoutPrototypeKeys(raw),
     warnings: [...warnings, ...validated.warnings],
+    resolved,
   };
 }

@@ -44,22 +44,3 @@ export function secretEnvName(path: string, provider?: string): string {
 export function isReference(value: unknown): boolean {
   return typeof value === "string" && /^\$\{(?:env:)?[A-Za-z_][A-Za-z0-9_]*\}$/.test(value);
 }
-
-/** Hides a secret, keeping its last four characters when it is long enough to stay safe. */
-export function redact(value: string): string {
-  return value.length >= 12 ? `…${value.slice(-4)}` : "…";
-}
-
-/** A deep copy of `value` with every literal secret replaced by its redacted form. */
-export function redactSecrets<T>(value: T, path: string[] = []): T {
-  if (Array.isArray(value)) return value.map((v, i) => redactSecrets(v, [...path, `${i}`])) as T;
-  if (value && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, redactSecrets(v, [...path, k])]),
-    ) as T;
-  }
-  if (typeof value === "string" && isSecretKey(path.join(".")) && !isReference(value)) {
-    return redact(value) as T;
-  }
-  return value;
-}

@@ -11,7 +11,8 @@
 import YAML from "yaml";
 import { parseConfigDocument } from "../config/load.ts";
 import { type HeraldConfig, McpServerSchema } from "../config/schema.ts";
-import { isReference, isSecretKey, redact } from "../config/secrets.ts";
+import { isReference } from "../config/secrets.ts";
+import { redactConfigValue } from "../config/redact.ts";
 import { ConfigValueError, HeraldError, NotFoundError } from "../errors.ts";
 
 /** Names a server may have: it becomes a config key. */
@@ -71,16 +72,9 @@ export class McpServerNameError extends HeraldError {
   }
 }
 
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|(key|token|secret|auth)/i;
-
-/**
- * True for the dotted path of a credential header of an MCP server
- * (`mcp_servers.<name>.headers.Authorization`), which the generic secret
- * rule (keys named like `api_key` or `token`) does not catch.
- */
-export function isMcpSecretHeaderPath(path: string): boolean {
-  const header = /^mcp_servers\.[^.]+\.headers\.(.+)$/.exec(path)?.[1];
-  return header !== undefined && SECRET_HEADER.test(header);
+/** True when config/redact.ts would hide `value` at `path`: it belongs in `.env`. */
+function isSecretValue(path: string, value: string): boolean {
+  return !isReference(value) && redactConfigValue(path, value) !== value;
 }
 
 function envNameFor(server: string, header: string): string {
@@ -131,7 +125,7 @@ export function planMcpServerAdd(text: string, file: string, input: McpServerInp
     if (input.env && Object.keys(input.env).length > 0) {
       const env: Record<string, string> = {};
       for (const [variable, value] of Object.entries(input.env)) {
-        if (isSecretKey(variable) && !isReference(value)) {
+        if (isSecretValue(`${key}.env.${variable}`, value)) {
           secrets.push({ name: variable, value });
           env[variable] = `\${${variable}}`;
         } else {
@@ -145,7 +139,7 @@ export function planMcpServerAdd(text: string, file: string, input: McpServerInp
     if (input.headers && Object.keys(input.headers).length > 0) {
       const headers: Record<string, string> = {};
       for (const [header, value] of Object.entries(input.headers)) {
-        if (SECRET_HEADER.test(header) && !isReference(value)) {
+        if (isSecretValue(`${key}.headers.${header}`, value)) {
           const variable = envNameFor(name, header);
           secrets.push({ name: variable, value });
           headers[header] = `\${${variable}}`;
@@ -219,29 +213,33 @@ export interface McpServerView {
 
 function hideSecrets(
   values: Readonly<Record<string, string>> | undefined,
-  secret: (name: string) => boolean,
+  path: string,
 ): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(values ?? {}).map((
-      [name, value],
-    ) => [name, secret(name) && !isReference(value) ? redact(value) : value]),
+    Object.entries(values ?? {}).map(([name, value]) => [
+      name,
+      redactConfigValue(`${path}.${name}`, value),
+    ]),
   );
 }
 
 /**
- * Describes configured servers, sorted by name. Values of secret-looking
- * variables and credential headers are redacted unless they are references.
+ * Describes configured servers, sorted by name, with every secret hidden
+ * as config/redact.ts decides (`${NAME}` references are kept).
  */
 export function describeMcpServers(servers: HeraldConfig["mcp_servers"]): McpServerView[] {
-  return Object.entries(servers).sort(([a], [b]) => a.localeCompare(b)).map(([name, server]) => ({
-    name,
-    transport: server.url ? "http" : "stdio",
-    command: server.command ?? null,
-    args: [...(server.args ?? [])],
-    url: server.url ?? null,
-    env: hideSecrets(server.env, isSecretKey),
-    headers: hideSecrets(server.headers, (header) => SECRET_HEADER.test(header)),
-    timeout: server.timeout,
-    enabled: server.enabled,
-  }));
+  return Object.entries(servers).sort(([a], [b]) => a.localeCompare(b)).map(([name, server]) => {
+    const at = `mcp_servers.${name}`;
+    return {
+      name,
+      transport: server.url ? "http" : "stdio",
+      command: server.command ? redactConfigValue(`${at}.command`, server.command) : null,
+      args: (server.args ?? []).map((arg, i) => redactConfigValue(`${at}.args.${i}`, arg)),
+      url: server.url ? redactConfigValue(`${at}.url`, server.url) : null,
+      env: hideSecrets(server.env, `${at}.env`),
+      headers: hideSecrets(server.headers, `${at}.headers`),
+      timeout: server.timeout,
+      enabled: server.enabled,
+    };
+  });
 }

@@ -13,9 +13,12 @@
 import type { Hono } from "hono";
 import {
   getConfigValue,
+  isRedactedForm,
   parseConfig,
   parseConfigDocument,
-  redact,
+  redactConfigText,
+  redactSecrets,
+  restoreRedactedSecrets,
   validateConfig,
 } from "../../core/config/mod.ts";
 import { ConfigParseError } from "../../core/errors.ts";
@@ -30,14 +33,7 @@ import { ApiError } from "../errors.ts";
 import { jsonBody, scopedProfile } from "../profile_scope.ts";
 import { objectField, stringField } from "../_input.ts";
 import { loadProfileConfig, updateProfileFiles } from "../_profile_io.ts";
-import {
-  applyConfigEdits,
-  isSecretPath,
-  parseErrorResponse,
-  redactConfig,
-  redactConfigText,
-  restoreRedactedSecrets,
-} from "../_config_text.ts";
+import { applyConfigEdits, parseErrorResponse } from "../_config_text.ts";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -52,8 +48,8 @@ function leaves(value: Record<string, unknown>, prefix: string[] = []): [string,
 
 /**
  * The edits a `{config: {...}}` body amounts to: leaves that differ from
- * the current configuration. A secret sent back as GET showed it (redacted,
- * or a `${NAME}` reference) is unchanged.
+ * the current configuration. A value sent back as GET showed it (with its
+ * secrets redacted, or a `${NAME}` reference) is unchanged.
  */
 function configObjectEdits(
   patch: Record<string, unknown>,
@@ -62,8 +58,8 @@ function configObjectEdits(
   return leaves(patch).filter(([key, value]) => {
     const existing = getConfigValue(current, key);
     if (JSON.stringify(existing) === JSON.stringify(value)) return false;
-    // A secret sent back the way GET showed it is unchanged.
-    return !(isSecretPath(key) && typeof existing === "string" && value === redact(existing));
+    // A value sent back the way GET showed it (secrets redacted) is unchanged.
+    return !isRedactedForm(key, value, existing);
   });
 }
 
@@ -76,7 +72,7 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
       return c.json({
         profile: paths.name,
         file: paths.config,
-        config: redactConfig(loaded.config),
+        config: redactSecrets(loaded.config),
         warnings: loaded.warnings,
       });
     } catch (error) {
@@ -116,7 +112,7 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
         changed: result.changed,
         removed: result.removed,
         secrets: result.secrets.map((secret) => secret.name),
-        config: redactConfig(after.config),
+        config: redactSecrets(after.config),
         warnings: after.warnings,
       });
     } catch (error) {

@@ -18,6 +18,7 @@ import {
   planMcpServerRemove,
   renderMcpCatalogEntry,
 } from "../../core/mcp/mod.ts";
+import { redactText } from "../../core/config/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { jsonBody, scopedProfile } from "../profile_scope.ts";
@@ -149,6 +150,9 @@ export function registerMcpRoutes(app: Hono, deps: ServerDeps): void {
       cwd: paths.home,
     });
     const common = { profile: paths.name, name, transport: result.transport };
+    // A failure names the URL or echoes the server's output: with `.env` values put back as
+    // `${NAME}` and URL credentials hidden.
+    const hide = (text: string) => redactText(text, { resolved: loaded.resolved });
     if (result.ok) {
       return c.json({
         ...common,
@@ -162,8 +166,8 @@ export function registerMcpRoutes(app: Hono, deps: ServerDeps): void {
     return c.json({
       ...common,
       ok: false,
-      error: { code: result.code, message: result.message },
-      ...(result.stderrTail ? { stderr_tail: result.stderrTail } : {}),
+      error: { code: result.code, message: hide(result.message) },
+      ...(result.stderrTail ? { stderr_tail: hide(result.stderrTail) } : {}),
     });
   });
 
