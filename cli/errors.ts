@@ -7,7 +7,7 @@
 
 import { CommanderError } from "commander";
 import { HeraldError } from "../core/errors.ts";
-import type { Output } from "./io.ts";
+import { type Output, OutputClosedError } from "./io.ts";
 
 /** Exit codes of the `herald` program. */
 export const EXIT = {
@@ -34,9 +34,12 @@ function commanderMessage(error: CommanderError): string {
 
 /**
  * Prints `error` as one line on standard error and returns the exit code.
- * Set `HERALD_DEBUG=1` to also print the stack of an unexpected error.
+ * Set `HERALD_DEBUG=1` to also print the stack of an unexpected error. A
+ * closed standard output ({@link OutputClosedError}) ends quietly with 0.
  */
 export function reportError(error: unknown, io: Output, debug = false): number {
+  // Nobody reads the output any more (`herald ... | head`): nothing to say, nothing failed.
+  if (error instanceof OutputClosedError) return EXIT.ok;
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version") {
       return EXIT.ok;

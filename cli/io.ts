@@ -24,16 +24,44 @@ export function printJson(io: Output, value: unknown): void {
   io.out(JSON.stringify(value, null, 2) + "\n");
 }
 
+/**
+ * Standard output was closed by its reader (`herald ... | head`). Thrown by
+ * the first write after that; cli/errors.ts turns it into a quiet exit 0,
+ * as other command-line tools end on SIGPIPE.
+ */
+export class OutputClosedError extends Error {
+  /** Creates the error; `cause` is the write's own error (a broken pipe). */
+  constructor(options?: ErrorOptions) {
+    super("Standard output was closed by its reader", options);
+    this.name = "OutputClosedError";
+  }
+}
+
 function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
   const bytes = new TextEncoder().encode(text);
   let written = 0;
   while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
 }
 
-/** The process's real standard output and error. */
+/**
+ * The process's real standard output and error. Once the reader of
+ * standard output has gone, the write that found out throws
+ * {@link OutputClosedError} and later writes to it are dropped, so a
+ * command that catches the error still prints nothing more.
+ */
 export function denoOutput(): Output {
+  let outClosed = false;
   return {
-    out: (text) => writeAll(Deno.stdout, text),
+    out: (text) => {
+      if (outClosed) return;
+      try {
+        writeAll(Deno.stdout, text);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+        outClosed = true;
+        throw new OutputClosedError({ cause: error });
+      }
+    },
     err: (text) => writeAll(Deno.stderr, text),
   };
 }

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { LiveSockets } from "./ws/live.ts";
+
 /** Where the server listens; decides CORS, the WebSocket origin guard and token injection. */
 export interface BindAddress {
   host: string;
@@ -37,4 +39,9 @@ export interface ServerDeps {
   cwd?: string;
   /** Clock, for tests. */
   now?: () => number;
+  /**
+   * Where the WebSocket routes register their open sockets, so a stopping
+   * server can close them all (server/ws/live.ts); absent: not tracked.
+   */
+  sockets?: LiveSockets;
 }

@@ -17,7 +17,7 @@ import {
 import { VERSION } from "../../core/version.ts";
 import { updateConfigText } from "../../adapters/home/mod.ts";
 import type { CliContext } from "../context.ts";
-import { type Output, printJson } from "../io.ts";
+import { type Output, OutputClosedError, printJson } from "../io.ts";
 import { createApprovalHandler } from "../chat/approval.ts";
 import { LineReader } from "../chat/lines.ts";
 import type { ChatRuntime } from "../chat/runtime.ts";
@@ -173,6 +173,8 @@ async function conversation(
     try {
       await runTurn(c, session, message, new TurnDisplay(c.io, true));
     } catch (error) {
+      // Nobody reads the answers any more: end the run (cli/errors.ts exits 0 quietly).
+      if (error instanceof OutputClosedError) throw error;
       failed = true;
       c.io.err(`herald: ${(error as Error).message}\n`);
     }

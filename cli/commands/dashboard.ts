@@ -4,6 +4,11 @@
  * machine dashboard already listening, or starts one; `--isolated` serves
  * one profile on its own.
  *
+ * SIGINT or SIGTERM stops it within about a second, whatever is connected:
+ * every WebSocket is closed with 1001 (running turns aborted, terminal
+ * sessions killed as whole process groups), then the HTTP server shuts
+ * down (idle keep-alive connections closed), each step with a bounded wait.
+ *
  * @module
  */
 
@@ -16,10 +21,28 @@ import { createApp } from "../../server/app.ts";
 import { newSessionToken } from "../../server/auth.ts";
 import { isLoopbackHost } from "../../server/origin.ts";
 import type { ServerDeps } from "../../server/deps.ts";
+import { LiveSockets } from "../../server/ws/live.ts";
 import type { CliContext } from "../context.ts";
+import { EXIT } from "../errors.ts";
 
 /** The port the dashboard listens on unless told otherwise. */
 export const DEFAULT_DASHBOARD_PORT = 9219;
+
+/** How long a stop waits for the WebSockets' work (turns, terminals) to end. */
+const SOCKETS_STOP_WAIT_MS = 800;
+/** How long a stop then waits for HTTP requests still running; they are cut off after it. */
+const HTTP_STOP_WAIT_MS = 200;
+
+/** Resolves true when `promise` settles within `ms`, false otherwise. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 interface DashboardOptions {
   isolated?: boolean;
@@ -134,7 +157,7 @@ export function registerDashboard(program: Command, ctx: () => CliContext): void
       else await c.home();
 
       const token = c.env.HERALD_DASHBOARD_SESSION_TOKEN?.trim() || newSessionToken();
-      const controller = new AbortController();
+      const sockets = new LiveSockets();
       const deps: ServerDeps = {
         root: c.root,
         token,
@@ -146,6 +169,7 @@ export function registerDashboard(program: Command, ctx: () => CliContext): void
         ptyMode: options.tui ? "shell" : "chat",
         cwd: Deno.cwd(),
         heraldCommand: heraldCommand(),
+        sockets,
       };
       // Created before listening; with --port 0 the real port is filled in once known.
       const app = createApp(deps);
@@ -156,7 +180,6 @@ export function registerDashboard(program: Command, ctx: () => CliContext): void
           {
             hostname: host,
             port,
-            signal: controller.signal,
             onListen: (addr) => listening.resolve(addr as Deno.NetAddr),
           },
           (request, info) => app.fetch(request, { info }),
@@ -171,27 +194,43 @@ export function registerDashboard(program: Command, ctx: () => CliContext): void
         }
         throw error;
       }
-      const address = await listening.promise;
-      deps.bind.port = address.port;
-      const base = `http://${urlHost(displayHost)}:${address.port}/`;
-      const query = aliasLaunch ? `?profile=${encodeURIComponent(c.profile)}` : "";
-      const url = isLoopbackHost(host) ? `${base}${query}` : `${base}${query}#token=${token}`;
-      c.io.out(`Herald dashboard ${VERSION} listening on ${url}\n`);
-      if (options.isolated) c.io.out(`Serving only profile "${c.profile}".\n`);
-      if (!isLoopbackHost(host)) {
-        c.io.err(
-          "herald: warning: listening on a non-loopback address; the URL above carries the session token\n",
-        );
-      }
-      if (options.open) openBrowser(url);
-
-      const stop = () => controller.abort();
+      // A stop: the WebSockets first (closed with 1001, their turns and
+      // terminals ended), then the HTTP server; each waited for a bounded time.
+      const stopRequested = Promise.withResolvers<void>();
+      let stopped: Promise<boolean> | undefined;
+      const stop = () => {
+        stopRequested.resolve();
+        stopped ??= (async () => {
+          await sockets.closeAll(SOCKETS_STOP_WAIT_MS);
+          return await settlesWithin(server.shutdown(), HTTP_STOP_WAIT_MS);
+        })();
+      };
+      // Listened for before the URL is printed, so a signal right after it still stops cleanly.
       if (c.signals) {
         Deno.addSignalListener("SIGINT", stop);
         Deno.addSignalListener("SIGTERM", stop);
       }
       try {
-        await server.finished;
+        const address = await listening.promise;
+        deps.bind.port = address.port;
+        const base = `http://${urlHost(displayHost)}:${address.port}/`;
+        const query = aliasLaunch ? `?profile=${encodeURIComponent(c.profile)}` : "";
+        const url = isLoopbackHost(host) ? `${base}${query}` : `${base}${query}#token=${token}`;
+        c.io.out(`Herald dashboard ${VERSION} listening on ${url}\n`);
+        if (options.isolated) c.io.out(`Serving only profile "${c.profile}".\n`);
+        if (!isLoopbackHost(host)) {
+          c.io.err(
+            "herald: warning: listening on a non-loopback address; the URL above carries the session token\n",
+          );
+        }
+        if (options.open) openBrowser(url);
+
+        await Promise.race([server.finished, stopRequested.promise]);
+        if (stopped && !(await stopped)) {
+          // HTTP requests still running after the bounded waits: a stop asked for is a stop.
+          c.io.err("herald: stopped with requests still running; they were cut off\n");
+          if (c.signals) Deno.exit(EXIT.ok);
+        }
       } finally {
         if (c.signals) {
           Deno.removeSignalListener("SIGINT", stop);

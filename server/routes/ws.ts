@@ -7,7 +7,9 @@
  *
  * Limits and close codes: server/ws/limits.ts (messages over 1 MiB: 1009,
  * binary messages: 1003, a client that stops reading: 1008). A text frame
- * that is not UTF-8 is dropped by Deno itself without a close frame.
+ * that is not UTF-8 is dropped by Deno itself without a close frame. A
+ * dashboard that stops closes the socket with 1001 and aborts its turns
+ * (`deps.sockets`, server/ws/live.ts).
  *
  * @module
  */
@@ -25,9 +27,10 @@ export function registerWsRoutes(app: Hono, deps: ServerDeps): void {
     "/api/ws",
     upgradeWebSocket((c) => {
       let connection: GatewayConnection | undefined;
+      let forget = () => {};
       return {
         onOpen(_event, ws) {
-          connection = new GatewayConnection({
+          const opened = new GatewayConnection({
             socket: ws.raw as WebSocket,
             env: deps.env,
             cwd: deps.cwd ?? Deno.cwd(),
@@ -35,11 +38,14 @@ export function registerWsRoutes(app: Hono, deps: ServerDeps): void {
             resolveProfile: (profile) =>
               scopedProfile(c, deps, profile === undefined ? undefined : { profile }),
           });
+          connection = opened;
+          forget = deps.sockets?.add({ goAway: () => opened.goAway() }) ?? forget;
         },
         onMessage(event) {
           connection?.receive(event.data).catch(() => {});
         },
         onClose() {
+          forget();
           connection?.close().catch(() => {});
         },
       };

@@ -32,7 +32,8 @@
  * client that stops reading is cut off (close 1008) once
  * {@link MAX_SOCKET_BUFFERED_BYTES} wait to be sent to it. Whenever the
  * server closes the socket, the connection's work ends at once, as in
- * {@link GatewayConnection.close}.
+ * {@link GatewayConnection.close}; a dashboard that stops closes it with
+ * 1001 ({@link GatewayConnection.goAway}).
  *
  * @module
  */
@@ -78,6 +79,7 @@ import {
   tooBigReason,
   WsCloseCode,
 } from "./limits.ts";
+import { GOING_AWAY_REASON } from "./live.ts";
 
 /** Surface name stored with sessions started through the gateway. */
 export const GATEWAY_SOURCE = "dashboard";
@@ -221,6 +223,15 @@ export class GatewayConnection {
     await Promise.all(
       [...this.#sessions.values()].map((entry) => this.#closeSession(entry, false)),
     );
+  }
+
+  /**
+   * The dashboard is stopping: closes the socket with 1001 (going away),
+   * aborts running turns (their partial turns stay stored) and closes every
+   * session, as {@link close} does.
+   */
+  goAway(): Promise<void> {
+    return this.#refuse(WsCloseCode.goingAway, GOING_AWAY_REASON);
   }
 
   /** Closes the socket with `code` and ends the connection's work. */

@@ -62,6 +62,8 @@ export const MAX_SOCKET_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** WebSocket close codes the dashboard sends (RFC 6455 section 7.4.1). */
 export const WsCloseCode = Object.freeze({
   normal: 1000,
+  /** The dashboard is stopping (SIGINT or SIGTERM); see server/ws/live.ts. */
+  goingAway: 1001,
   /** A kind of message the endpoint does not take (binary on `/api/ws`). */
   unsupportedData: 1003,
   /** Data inconsistent with the message type; Deno 2.9.6 cannot send it (see the module doc). */

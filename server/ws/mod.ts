@@ -7,6 +7,7 @@
 
 export * from "./jsonrpc.ts";
 export * from "./limits.ts";
+export * from "./live.ts";
 export * from "./approvals.ts";
 export * from "./gateway.ts";
 export * from "./pty_bridge.ts";

@@ -12,7 +12,8 @@
  *   control frame that was not understood.
  *
  * When the socket closes, the program and every process of its terminal
- * session are ended (hang-up and SIGTERM, then SIGKILL after a grace).
+ * session are ended (hang-up and SIGTERM, then SIGKILL after a grace; a
+ * shorter one when the dashboard stops, see server/ws/live.ts).
  *
  * Limits (server/ws/limits.ts): a client message larger than
  * {@link MAX_PTY_MESSAGE_BYTES} closes the socket with 1009; more than
@@ -182,16 +183,23 @@ export class PtyBridge {
     if (text !== "") this.#pty.write(text);
   }
 
-  /** Closes the socket with `code` and `reason` and ends the program. */
-  refuse(code: number, reason: string): Promise<void> {
+  /**
+   * Closes the socket with `code` and `reason` and ends the program (with
+   * `graceMs` before SIGKILL, as in {@link close}).
+   */
+  refuse(code: number, reason: string, graceMs?: number): Promise<void> {
     closeWithCode(this.#socket, code, reason);
-    return this.close();
+    return this.close(graceMs);
   }
 
-  /** Ends the program and its whole terminal session; resolves when nothing of it runs. */
-  close(): Promise<void> {
+  /**
+   * Ends the program and its whole terminal session, SIGKILL following the
+   * polite signals after `graceMs` (default: adapters/pty's); resolves when
+   * nothing of it runs. The first call's grace holds for later calls.
+   */
+  close(graceMs?: number): Promise<void> {
     this.#closed = true;
-    return this.#pty.terminate();
+    return this.#pty.terminate(graceMs);
   }
 
   #control(message: Record<string, unknown>): void {

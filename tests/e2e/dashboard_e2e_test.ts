@@ -1,13 +1,16 @@
 /**
  * `herald dashboard` as a real process: listening, the token, the public-bind
- * refusal, the profile alias attach and the isolated mode.
+ * refusal, the profile alias attach, the isolated mode and stopping on a
+ * signal with clients connected.
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO_ROOT, tempDir } from "../_helpers.ts";
-import { runHerald } from "./_herald.ts";
+import { processRunning, REPO_ROOT, tempDir } from "../_helpers.ts";
+import { configureModel, runHerald } from "./_herald.ts";
+import { startModelServer } from "../fakes/model_server.ts";
 import { type RawRequest, rawRequest } from "../server/_raw_http.ts";
+import { openSocket, RpcClient, until } from "../server/_live.ts";
 
 interface Dashboard extends AsyncDisposable {
   url: URL;
@@ -68,7 +71,11 @@ async function startDashboard(
       }
     },
     async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // It has already exited.
+      }
       await child.status;
       await reader.cancel().catch(() => {});
       await child.stderr.cancel().catch(() => {});
@@ -208,4 +215,111 @@ Deno.test("attack requests against a public bind leave no token in any log line"
   assert.ok(dashboard.line.includes(`#token=${token}`));
   const logged = `${out}\n${err}`.split("\n");
   assert.deepEqual(logged.filter((line) => line.includes(token)), []);
+});
+
+/** Resolves to the child's status, or undefined when it still runs after `ms`. */
+async function statusWithin(
+  child: Deno.ChildProcess,
+  ms: number,
+): Promise<Deno.CommandStatus | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) =>
+    timer = setTimeout(() => resolve(undefined), ms)
+  );
+  try {
+    return await Promise.race([child.status, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+Deno.test({
+  name:
+    "SIGTERM stops the dashboard promptly with a keep-alive client, a running turn and a terminal open, and ends the terminal's processes",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using home = await tempDir();
+    await using model = await startModelServer({
+      replies: [{ text: "half an answer", chunkSize: 4, hang: "mid-stream" }],
+    });
+    await configureModel(home.path, model.openaiBaseUrl);
+    const token = "pinned-shutdown-token";
+    const dashboard = await startDashboard(
+      home.path,
+      [],
+      { HERALD_DASHBOARD_SESSION_TOKEN: token, SHELL: "/bin/bash", HOME: home.path },
+      ["--tui"],
+    );
+    const port = Number(dashboard.url.port);
+    const terminalPids: number[] = [];
+    let keepAlive: Deno.TcpConn | undefined;
+    let gateway: RpcClient | undefined;
+    let terminal: WebSocket | undefined;
+    try {
+      // A keep-alive HTTP client: one answered request, the connection left open.
+      keepAlive = await Deno.connect({ hostname: "127.0.0.1", port });
+      await keepAlive.write(
+        new TextEncoder().encode(
+          `GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: keep-alive\r\n\r\n`,
+        ),
+      );
+      const buffer = new Uint8Array(16 * 1024);
+      const head = await keepAlive.read(buffer);
+      assert.match(new TextDecoder().decode(buffer.subarray(0, head ?? 0)), /^HTTP\/1\.1 200/);
+
+      // A gateway client with a turn in progress (the model stalls mid-answer).
+      gateway = await RpcClient.connect(`ws://127.0.0.1:${port}/api/ws?token=${token}`);
+      const gatewayClosed = new Promise<number>((resolve) =>
+        gateway!.socket.addEventListener("close", (event) => resolve(event.code))
+      );
+      const { session_key } = await gateway.call<{ session_key: string }>("session.start");
+      gateway.request("session.send", { session_key, text: "start" });
+      await gateway.waitFor("message.delta");
+
+      // A terminal running the shell, with a job that ignores hang-up and SIGTERM.
+      terminal = await openSocket(`ws://127.0.0.1:${port}/api/pty?token=${token}`);
+      const terminalClosed = new Promise<number>((resolve) =>
+        terminal!.addEventListener("close", (event) => resolve(event.code))
+      );
+      let screen = "";
+      const decoder = new TextDecoder();
+      terminal.onmessage = (event) => {
+        if (typeof event.data !== "string") {
+          screen += decoder.decode(new Uint8Array(event.data), { stream: true });
+        }
+      };
+      const type = (text: string) => terminal!.send(new TextEncoder().encode(text));
+      await until(() => /\S/.test(screen), "the shell's prompt", 10_000);
+      type("echo shell=$$\r");
+      type("(trap '' HUP TERM; exec sleep 301) &\r");
+      type("echo job=$!\r");
+      await until(() => /job=\d+\r?\n/.test(screen), "the job's pid", 10_000);
+      terminalPids.push(
+        Number(/shell=(\d+)\r?\n/.exec(screen)![1]),
+        Number(/job=(\d+)\r?\n/.exec(screen)![1]),
+      );
+      for (const pid of terminalPids) assert.ok(await processRunning(pid), `${pid} runs`);
+
+      dashboard.child.kill("SIGTERM");
+      // A stop should take about a second; 5 s keeps the test clear of machine load.
+      const status = await statusWithin(dashboard.child, 5000);
+      assert.ok(status, "the dashboard still runs 5 s after SIGTERM");
+      assert.equal(status.code, 0);
+      assert.equal(await gatewayClosed, 1001);
+      assert.equal(await terminalClosed, 1001);
+      assert.equal(await keepAlive.read(buffer), null, "the keep-alive connection is closed");
+      for (const pid of terminalPids) {
+        await until(async () => !(await processRunning(pid)), `process ${pid} to end`, 2000);
+      }
+    } finally {
+      keepAlive?.close();
+      await gateway?.close();
+      if (terminal && terminal.readyState !== WebSocket.CLOSED) terminal.close();
+      if (await statusWithin(dashboard.child, 0) === undefined) dashboard.child.kill("SIGKILL");
+      await dashboard[Symbol.asyncDispose]();
+      for (const pid of terminalPids) {
+        if (await processRunning(pid)) Deno.kill(pid, "SIGKILL");
+      }
+    }
+  },
 });

@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { openStateStore } from "../../adapters/sqlite/mod.ts";
 import { REPO_ROOT, tempDir } from "../_helpers.ts";
 
 async function herald(env: Record<string, string>, ...args: string[]) {
@@ -53,4 +54,46 @@ Deno.test("HERALD_HOME selects the home and the default is ~/.herald", async () 
   assert.match(await Deno.readTextFile(join(dir.path, "h", "config.yaml")), /default: m1/);
   const path = await herald({ HOME: dir.path }, "config", "path");
   assert.equal(path.stdout, `${join(dir.path, ".herald", "config.yaml")}\n`);
+});
+
+Deno.test("a reader that closes stdout early ends herald quietly with status 0", async () => {
+  await using home = await tempDir();
+  await Deno.mkdir(home.path, { recursive: true });
+  const store = openStateStore(join(home.path, "state.db"));
+  store.createSession({ id: "ses_long", source: "cli", title: "a long session" });
+  // About 400 KB of text: far more than a pipe holds, so herald is still writing when it closes.
+  store.appendMessages(
+    "ses_long",
+    Array.from({ length: 2000 }, (_, i) => ({
+      role: "user" as const,
+      content: `message ${i} ${"x".repeat(200)}`,
+    })),
+  );
+  store.close();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--quiet",
+      join(REPO_ROOT, "cli/main.ts"),
+      "sessions",
+      "show",
+      "ses_long",
+    ],
+    env: { HERALD_HOME: home.path, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // Like `herald sessions show ses_long | head -1`: read the first chunk, then close the pipe.
+  const reader = child.stdout.getReader();
+  const first = await reader.read();
+  assert.match(new TextDecoder().decode(first.value), /^ses_long {2}a long session\n/);
+  await reader.cancel();
+  const [status, stderr] = await Promise.all([
+    child.status,
+    new Response(child.stderr).text(),
+  ]);
+  assert.equal(stderr, "");
+  assert.equal(status.code, 0);
 });
