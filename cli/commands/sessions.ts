@@ -1,5 +1,6 @@
 /**
- * `herald sessions list|show|delete|export`.
+ * `herald sessions list|search|show|export|delete`. The `--json` output
+ * uses the same views as `/api/sessions` (core/sessions/views.ts).
  *
  * @module
  */
@@ -8,6 +9,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { HeraldError, NotFoundError } from "../../core/errors.ts";
 import { searchSessions } from "../../core/sessions/search.ts";
 import type { SessionRecord, SessionStore } from "../../core/sessions/store.ts";
+import { sessionView, sessionWithMessagesView } from "../../core/sessions/views.ts";
 import { ToolError } from "../../core/tools/types.ts";
 import { profileSessionFiles } from "../../adapters/home/mod.ts";
 import { openStateStore } from "../../adapters/sqlite/mod.ts";
@@ -60,14 +62,16 @@ export function registerSessions(program: Command, ctx: () => CliContext): void 
       const c = ctx();
       const rows = await withStore(
         c,
-        (store) => store.listSessions({ limit: options.limit, source: options.source }),
+        (store) =>
+          store.listSessions({ limit: options.limit, source: options.source })
+            .map((session) => sessionView(session, store)),
       );
       if (options.json) return printJson(c.io, rows);
       if (rows.length === 0) return c.io.out("No sessions yet. Start one with `herald chat`.\n");
       for (const row of rows) {
         c.io.out(
-          `${row.id}  ${when(row.startedAt)}  ${row.source.padEnd(9)} ${
-            String(row.messageCount).padStart(4)
+          `${row.id}  ${when(row.started_at)}  ${row.source.padEnd(9)} ${
+            String(row.message_count).padStart(4)
           } msgs  ${row.title ?? ""}\n`,
         );
       }
@@ -129,20 +133,23 @@ export function registerSessions(program: Command, ctx: () => CliContext): void 
     .option("--json", "print JSON")
     .action(async (id: string, options: { json?: boolean }) => {
       const c = ctx();
-      const { session, messages } = await withStore(c, (store) => ({
-        session: requireSession(store, id),
-        messages: store.getMessages(id),
-      }));
-      if (options.json) return printJson(c.io, { session, messages });
+      const shown = await withStore(
+        c,
+        (store) => sessionWithMessagesView(requireSession(store, id), store),
+      );
+      if (options.json) return printJson(c.io, shown);
+      const { session, messages } = shown;
       c.io.out(`${session.id}  ${session.title ?? ""}\n`);
       c.io.out(
         `source ${session.source}, model ${session.model ?? "-"}, started ${
-          when(session.startedAt)
+          when(session.started_at)
         }\n\n`,
       );
       for (const message of messages) {
-        const calls = message.toolCalls?.length ? ` [tool calls: ${message.toolCalls.length}]` : "";
-        const label = message.role === "tool" ? `tool ${message.toolName ?? ""}` : message.role;
+        const calls = message.tool_calls?.length
+          ? ` [tool calls: ${message.tool_calls.length}]`
+          : "";
+        const label = message.role === "tool" ? `tool ${message.tool_name ?? ""}` : message.role;
         c.io.out(`[${label}]${calls}\n${message.content ?? ""}\n\n`);
       }
     });
@@ -152,10 +159,10 @@ export function registerSessions(program: Command, ctx: () => CliContext): void 
     .option("--json", "print JSON (the only format; accepted for symmetry)")
     .action(async (id: string) => {
       const c = ctx();
-      const exported = await withStore(c, (store) => ({
-        session: requireSession(store, id),
-        messages: store.getMessages(id),
-      }));
+      const exported = await withStore(
+        c,
+        (store) => sessionWithMessagesView(requireSession(store, id), store),
+      );
       printJson(c.io, { format: "herald.session.v1", ...exported });
     });
 

@@ -1,5 +1,5 @@
 /**
- * Sessions: the store contract and session search.
+ * Sessions: the store contract, session search and the JSON views.
  *
  * @module
  */
@@ -9,3 +9,4 @@ export { MESSAGE_ROLES } from "./store.ts";
 export * from "./fts_query.ts";
 export * from "./search.ts";
 export * from "./search_tool.ts";
+export * from "./views.ts";

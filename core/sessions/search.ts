@@ -19,7 +19,15 @@
 import { z } from "zod";
 import { ToolError } from "../tools/types.ts";
 import { toFtsQuery } from "./fts_query.ts";
-import { MESSAGE_ROLES, type MessageRole, type SessionStore, type StoredMessage } from "./store.ts";
+import { MESSAGE_ROLES, type MessageRole, type SessionStore } from "./store.ts";
+import {
+  type DiscoveryHit,
+  searchHitView,
+  type SearchMessage,
+  searchMessageView,
+} from "./views.ts";
+
+export type { DiscoveryHit, SearchMessage } from "./views.ts";
 
 /** Messages on each side of a discovery match. */
 export const DISCOVERY_WINDOW = 5;
@@ -63,27 +71,6 @@ export const SessionSearchArgs = z.object({
 /** Parsed arguments of a session search. */
 export type SessionSearchInput = z.infer<typeof SessionSearchArgs>;
 
-/** A message as the search returns it. */
-export interface SearchMessage {
-  id: number;
-  role: MessageRole;
-  content: string | null;
-  tool_name?: string;
-  tool_calls?: unknown[];
-  timestamp: number;
-}
-
-function present(message: StoredMessage): SearchMessage {
-  return {
-    id: message.id,
-    role: message.role,
-    content: message.content,
-    ...(message.toolName ? { tool_name: message.toolName } : {}),
-    ...(message.toolCalls?.length ? { tool_calls: message.toolCalls } : {}),
-    timestamp: message.timestamp,
-  };
-}
-
 function clamp(value: number | undefined, fallback: number, max: number): number {
   if (value === undefined || !Number.isFinite(value)) return fallback;
   return Math.min(max, Math.max(1, Math.trunc(value)));
@@ -126,21 +113,6 @@ function requireSession(store: SessionStore, id: string) {
     );
   }
   return session;
-}
-
-/** One session found by discovery. */
-export interface DiscoveryHit {
-  session_id: string;
-  title: string | null;
-  source: string;
-  started_at: number;
-  match_message_id: number;
-  /** The window: up to 5 before, the match, up to 5 after. */
-  messages: SearchMessage[];
-  messages_before: number;
-  messages_after: number;
-  bookend_start: SearchMessage[];
-  bookend_end: SearchMessage[];
 }
 
 /** What a session search returns, by shape. */
@@ -217,18 +189,7 @@ function discovery(
       DISCOVERY_WINDOW,
     );
     const bookends = store.bookends(sessionId, BOOKEND_COUNT, BOOKEND_ROLES);
-    return {
-      session_id: sessionId,
-      title: session.title,
-      source: session.source,
-      started_at: session.startedAt,
-      match_message_id: hit.messageId,
-      messages: [...window.before, window.anchor!, ...window.after].map(present),
-      messages_before: window.before.length,
-      messages_after: window.after.length,
-      bookend_start: bookends.start.map(present),
-      bookend_end: bookends.end.map(present),
-    };
+    return searchHitView(session, hit.messageId, window, bookends);
   });
   return { shape: "discovery", query: input.query, count: results.length, results };
 }
@@ -264,7 +225,7 @@ function scroll(store: SessionStore, input: SessionSearchInput): SessionSearchRe
     shape: "scroll",
     session_id: sessionId,
     around_message_id: anchorId,
-    messages: [...window.before, window.anchor, ...window.after].map(present),
+    messages: [...window.before, window.anchor, ...window.after].map(searchMessageView),
     messages_before: window.before.length,
     messages_after: window.after.length,
     at_start: window.before.length < half,

@@ -9,7 +9,8 @@
 
 import type { Context, Hono } from "hono";
 import { searchSessions } from "../../core/sessions/search.ts";
-import type { SessionRecord, SessionStore, StoredMessage } from "../../core/sessions/store.ts";
+import type { SessionRecord, SessionStore } from "../../core/sessions/store.ts";
+import { messageView, sessionView } from "../../core/sessions/views.ts";
 import { ToolError } from "../../core/tools/types.ts";
 import { type ProfilePaths, profileSessionFiles } from "../../adapters/home/mod.ts";
 import { openStateStore } from "../../adapters/sqlite/mod.ts";
@@ -17,8 +18,6 @@ import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { scopedProfile } from "../profile_scope.ts";
 import { intQuery, optionalJsonBody } from "../_input.ts";
-
-const PREVIEW_CHARS = 160;
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -51,45 +50,6 @@ function requireSession(store: SessionStore | undefined, id: string): SessionRec
   const session = store?.getSession(id);
   if (!store || !session) throw notFound(id);
   return session;
-}
-
-function preview(store: SessionStore, id: string): string | null {
-  const first = store.bookends(id, 1, ["user"]).start[0]?.content;
-  if (!first) return null;
-  const flat = first.replace(/\s+/g, " ").trim();
-  return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat;
-}
-
-function sessionView(session: SessionRecord, store: SessionStore) {
-  return {
-    id: session.id,
-    source: session.source,
-    model: session.model,
-    title: session.title,
-    preview: preview(store, session.id),
-    started_at: session.startedAt,
-    ended_at: session.endedAt,
-    end_reason: session.endReason,
-    message_count: session.messageCount,
-    tool_call_count: session.toolCallCount,
-    api_call_count: session.apiCallCount,
-    input_tokens: session.inputTokens,
-    output_tokens: session.outputTokens,
-    cache_read_tokens: session.cacheReadTokens,
-    cache_write_tokens: session.cacheWriteTokens,
-  };
-}
-
-function messageView(message: StoredMessage) {
-  return {
-    id: message.id,
-    role: message.role,
-    content: message.content,
-    tool_calls: message.toolCalls,
-    tool_call_id: message.toolCallId,
-    tool_name: message.toolName,
-    timestamp: message.timestamp,
-  };
 }
 
 function sortOf(c: Context): "relevance" | "newest" | "oldest" | undefined {
