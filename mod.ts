@@ -20,7 +20,7 @@ export * from "./core/skills/mod.ts";
 export * from "./core/agent/mod.ts";
 export * from "./core/commands/mod.ts";
 export type * from "./core/models/types.ts";
-export * from "./core/models/providers.ts";
+export * from "./core/providers.ts";
 export * from "./core/models/settings.ts";
 export * from "./core/models/auxiliary.ts";
 export { type ToolOutcome, ToolRegistry } from "./core/tools/registry.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { PROVIDERS } from "../core/models/providers.ts";
+import { PROVIDERS } from "../core/providers.ts";
 import { MANAGED_TOOLS } from "../core/models/tool_gateway.ts";
 import { PLATFORMS } from "../core/messaging/platforms.ts";
 

@@ -7,7 +7,7 @@
 
 import { EnvFileError } from "../../core/errors.ts";
 import { setEnvValue } from "../../core/config/mod.ts";
-import { writeFileAtomic } from "./atomic.ts";
+import { writeFileAtomic } from "../fs/atomic.ts";
 
 /** A variable to store in `.env`. */
 export interface EnvValue {

@@ -6,7 +6,7 @@
 
 import { join } from "node:path";
 import { ACTIVE_PROFILE_FILE, parseActiveProfile } from "../../core/profiles/mod.ts";
-import { writeFileAtomic } from "./atomic.ts";
+import { writeFileAtomic } from "../fs/atomic.ts";
 
 /** Path of the sticky-default file under `root`. */
 export function activeProfilePath(root: string): string {

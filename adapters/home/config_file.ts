@@ -9,8 +9,8 @@
 
 import { type EnvLookup, type LoadedConfig, parseConfig } from "../../core/config/mod.ts";
 import { type EnvValue, setEnvValuesHeld } from "./_env_store.ts";
-import { writeFileAtomic } from "./atomic.ts";
-import { type FileLockOptions, withFileLock } from "./file_lock.ts";
+import { writeFileAtomic } from "../fs/atomic.ts";
+import { type FileLockOptions, withFileLock } from "../fs/file_lock.ts";
 import { readTextOrEmpty } from "./text_file.ts";
 
 /** Reads config.yaml text; a missing file reads as empty (all defaults). */

@@ -9,7 +9,7 @@
 
 import { type ParsedEnv, parseEnv, removeEnvValue } from "../../core/config/mod.ts";
 import { readEnvText, setEnvValuesHeld, writeEnvTextHeld } from "./_env_store.ts";
-import { withFileLock } from "./file_lock.ts";
+import { withFileLock } from "../fs/file_lock.ts";
 
 export type { EnvValue } from "./_env_store.ts";
 

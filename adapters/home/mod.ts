@@ -7,8 +7,8 @@
 
 export * from "./layout.ts";
 export * from "./home.ts";
-export * from "./atomic.ts";
-export * from "./file_lock.ts";
+export * from "../fs/atomic.ts";
+export * from "../fs/file_lock.ts";
 export * from "./env_file.ts";
 export * from "./config_file.ts";
 export * from "./session_files.ts";

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { type AtomicWriteOptions, writeFileAtomic } from "./atomic.ts";
-import { type FileLockOptions, withFileLock } from "./file_lock.ts";
+import { type AtomicWriteOptions, writeFileAtomic } from "../fs/atomic.ts";
+import { type FileLockOptions, withFileLock } from "../fs/file_lock.ts";
 
 /** The file's text, or "" when there is no file; other failures are thrown. */
 export async function readTextOrEmpty(path: string): Promise<string> {

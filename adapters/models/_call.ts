@@ -8,7 +8,7 @@
 
 import { secretEnvName } from "../../core/config/secrets.ts";
 import { ModelError } from "../../core/errors.ts";
-import { providerInfo } from "../../core/models/providers.ts";
+import { providerInfo } from "../../core/providers.ts";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import {
   emptyUsage,

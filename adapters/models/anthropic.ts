@@ -5,7 +5,7 @@
  * @module
  */
 
-import { importLazily } from "../_lazy.ts";
+import { importLazily } from "../lazy.ts";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import type {

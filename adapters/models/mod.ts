@@ -6,7 +6,7 @@
  * @module
  */
 
-import { providerInfo } from "../../core/models/providers.ts";
+import { providerInfo } from "../../core/providers.ts";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import type { ModelClient } from "../../core/models/types.ts";
 import type { ModelClientOptions } from "./_call.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { importLazily } from "../_lazy.ts";
+import { importLazily } from "../lazy.ts";
 import type OpenAI from "openai";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import type {

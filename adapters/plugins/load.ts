@@ -10,6 +10,7 @@ import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { LlmHooks } from "../../core/agent/hooks.ts";
 import { HeraldError } from "../../core/errors.ts";
+import { importUserModule } from "../lazy.ts";
 
 /** A plugin that could not be loaded. */
 export class PluginLoadError extends HeraldError {
@@ -30,7 +31,7 @@ export async function loadPlugins(home: string, paths: readonly string[]): Promi
     const absolute = isAbsolute(path) ? path : join(home, path);
     let module: Record<string, unknown>;
     try {
-      module = await import(pathToFileURL(absolute).href);
+      module = await importUserModule(pathToFileURL(absolute).href);
     } catch (error) {
       throw new PluginLoadError(absolute, (error as Error).message.split("\n")[0]);
     }

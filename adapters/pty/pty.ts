@@ -11,7 +11,7 @@
  * @module
  */
 
-import { importLazily } from "../_lazy.ts";
+import { importLazily } from "../lazy.ts";
 import { HeraldError } from "../../core/errors.ts";
 import { killProcessTree, type SignalSender } from "../process/mod.ts";
 

@@ -16,8 +16,8 @@ import {
   renderBundle,
   uniqueSkillRefs,
 } from "../../core/skills/mod.ts";
-import { writeFileAtomic } from "../home/atomic.ts";
-import { withFileLock } from "../home/file_lock.ts";
+import { writeFileAtomic } from "../fs/atomic.ts";
+import { withFileLock } from "../fs/file_lock.ts";
 import { isFile } from "./_fs.ts";
 import { bundlesDir, loadBundles } from "./catalog.ts";
 

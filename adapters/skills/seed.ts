@@ -18,8 +18,8 @@
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { writeFileAtomic } from "../home/atomic.ts";
-import { withFileLock } from "../home/file_lock.ts";
+import { writeFileAtomic } from "../fs/atomic.ts";
+import { withFileLock } from "../fs/file_lock.ts";
 import { entryIsDirectory, isDirectory, isFile, listFiles, readDirSorted } from "./_fs.ts";
 import { skillsDir } from "./catalog.ts";
 

@@ -9,8 +9,7 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { findSkill, type SkillInfo } from "../../core/skills/mod.ts";
-import { type Tool, ToolError } from "../../core/tools/types.ts";
-import { defineTypedTool, type TypedTool } from "../tools/_typed.ts";
+import { defineTypedTool, type Tool, ToolError, type TypedTool } from "../../core/tools/types.ts";
 import { createSkillCatalog, readSkillDocument } from "./catalog.ts";
 
 /** Longest text `skill_view` returns, in characters; longer content is cut. */

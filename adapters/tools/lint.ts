@@ -8,7 +8,7 @@
  * @module
  */
 
-import { importLazily } from "../_lazy.ts";
+import { importLazily } from "../lazy.ts";
 import { basename as pathBasename, extname } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { LintResult } from "../../core/tools/types.ts";

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ToolError } from "../../core/tools/types.ts";
 import { defineTypedTool, type TypedTool } from "./_typed.ts";
-import { writeFileAtomic } from "../home/atomic.ts";
-import { withFileLock } from "../home/file_lock.ts";
+import { writeFileAtomic } from "../fs/atomic.ts";
+import { withFileLock } from "../fs/file_lock.ts";
 import { readTextOrEmpty } from "../home/text_file.ts";
 
 /** Which memory file an action targets. */

@@ -6,11 +6,11 @@
 
 import { createTodoTool } from "../../core/tools/todo.ts";
 import type { Tool } from "../../core/tools/types.ts";
-import { createFileTools, type FileToolsOptions } from "./files.ts";
+import { createFileTools, type FileToolsOptions } from "./files/mod.ts";
 import { createMemoryTool, type MemoryToolOptions } from "./memory.ts";
 import { createTerminalTool, type TerminalOptions } from "./terminal.ts";
 
-export * from "./files.ts";
+export * from "./files/mod.ts";
 export * from "./lint.ts";
 export * from "./memory.ts";
 export * from "./terminal.ts";

@@ -21,6 +21,7 @@ import { type Output, OutputClosedError, printJson } from "../io.ts";
 import { createApprovalHandler } from "../chat/approval.ts";
 import { LineReader } from "../chat/lines.ts";
 import type { ChatRuntime } from "../chat/runtime.ts";
+import { importLazily } from "../../adapters/lazy.ts";
 
 interface ChatOptions {
   query?: string;
@@ -223,9 +224,9 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
       });
       // Loaded here through a variable (Deno pre-loads literal dynamic imports), so other
       // commands, the dashboard above all, do not carry the agent runtime.
-      const runtimeModule = "../chat/runtime.ts";
-      const { openChatRuntime } =
-        (await import(runtimeModule)) as typeof import("../chat/runtime.ts");
+      const { openChatRuntime } = await importLazily<typeof import("../chat/runtime.ts")>(
+        "cli/chat/runtime.ts",
+      );
       const runtime = await openChatRuntime(c, {
         safeMode: options.safeMode ?? false,
         model: options.model,

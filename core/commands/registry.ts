@@ -17,38 +17,9 @@ import {
   type SlashCompletion,
 } from "../skills/mod.ts";
 import { runCatalogCommand } from "./skills.ts";
+import type { SlashCommand, SlashCommandNames, SlashContext, SlashOutcome } from "./types.ts";
 
-/** What a surface should do after a slash command. */
-export type SlashOutcome =
-  /** Show `text` and keep the session. */
-  | { kind: "reply"; text: string }
-  /** End the session; with `deleteSession`, delete its rows, transcript and request dumps on shutdown. */
-  | { kind: "exit"; deleteSession: boolean; text: string }
-  /** Start a fresh session. */
-  | { kind: "new_session"; text: string }
-  /** Use another model name for the following turns. */
-  | { kind: "set_model"; model: string; text: string }
-  /** Send `message` to the agent as the user's turn (skills and bundles use this). */
-  | { kind: "send"; message: string };
-
-/** What a command may read about the session it runs in. */
-export interface SlashContext {
-  sessionId?: string;
-  model: string;
-  provider: string;
-}
-
-/** One slash command. */
-export interface SlashCommand {
-  /** Name without the slash, lowercase. */
-  name: string;
-  aliases?: readonly string[];
-  /** One line for `/help`. */
-  description: string;
-  /** Argument synopsis for `/help`, e.g. `[--delete]`. */
-  usage?: string;
-  run(args: string, context: SlashContext): SlashOutcome | Promise<SlashOutcome>;
-}
+export type { SlashCommand, SlashCommandNames, SlashContext, SlashOutcome } from "./types.ts";
 
 /** Options of a {@link SlashRegistry}. */
 export interface SlashRegistryOptions {
@@ -80,7 +51,7 @@ export function parseSlashInput(line: string): SlashInput | undefined {
  * The registry of slash commands. Names are unique; an underscore also
  * matches a hyphen. Built-in commands win over bundles, bundles over skills.
  */
-export class SlashRegistry {
+export class SlashRegistry implements SlashCommandNames {
   readonly #commands: SlashCommand[] = [];
   readonly #byName = new Map<string, SlashCommand>();
   /** Where skills and bundles come from, when the surface has them. */

@@ -19,7 +19,7 @@ import {
   type SkillDocument,
   type SkillLoadFailure,
 } from "../skills/mod.ts";
-import type { SlashCommand, SlashOutcome, SlashRegistry } from "./registry.ts";
+import type { SlashCommand, SlashCommandNames, SlashOutcome } from "./types.ts";
 
 function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -107,7 +107,7 @@ export async function runCatalogCommand(
 }
 
 /** The `/help` lines about skills and bundles. */
-export async function skillHelpLines(registry: SlashRegistry): Promise<string[]> {
+export async function skillHelpLines(registry: SlashCommandNames): Promise<string[]> {
   const lines = [
     "",
     "Skills and skill bundles are commands too: /<name> [text] loads one into your next",
@@ -128,7 +128,7 @@ export async function skillHelpLines(registry: SlashRegistry): Promise<string[]>
 }
 
 /** `/bundles`: the installed bundles with their skills. */
-export function bundlesCommand(registry: () => SlashRegistry): SlashCommand {
+export function bundlesCommand(registry: () => SlashCommandNames): SlashCommand {
   return {
     name: "bundles",
     description: "list the skill bundles (each is a /<name> command)",

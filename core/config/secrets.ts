@@ -5,7 +5,7 @@
  * @module
  */
 
-import { providerInfo } from "../models/providers.ts";
+import { providerInfo } from "../providers.ts";
 
 const SECRET_LEAF = /(^|_)(api_key|key|token|secret|password)$/i;
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { SUBSCRIPTION_PROVIDER } from "./providers.ts";
+import { SUBSCRIPTION_PROVIDER } from "../providers.ts";
 
 /** How a provider signs the user in. */
 export type OAuthFlow = "pkce" | "device_code";

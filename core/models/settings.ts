@@ -10,7 +10,7 @@ import type { EnvLookup } from "../config/load.ts";
 import type { HeraldConfig } from "../config/schema.ts";
 import { secretEnvName } from "../config/secrets.ts";
 import { ModelError } from "../errors.ts";
-import { providerInfo } from "./providers.ts";
+import { providerInfo } from "../providers.ts";
 import type { ModelClient } from "./types.ts";
 
 /** Everything a model client needs to talk to one endpoint. */

@@ -1,9 +1,10 @@
 /**
- * Dangerous-command detection for the terminal tool: a small shell lexer
- * splits a command line into simple commands (across `;`, `&&`, `||`, `|`,
- * `&`, newlines, subshells and command substitutions), strips wrappers such
- * as `sudo`, `env`, `nohup` and `xargs`, and checks each command against a
- * table of rules. A match means "ask the user first", not "refuse".
+ * Dangerous-command detection for the terminal tool: the shell lexer
+ * (`shell_lexer.ts`) splits a command line into simple commands (across `;`,
+ * `&&`, `||`, `|`, `&`, newlines, subshells and command substitutions),
+ * wrappers such as `sudo`, `env`, `nohup` and `xargs` are stripped
+ * (`shell_words.ts`), and each command is checked against a table of rules.
+ * A match means "ask the user first", not "refuse".
  *
  * Quoting is honoured: text inside quotes is data, so `echo "rm -rf /"` and
  * `git commit -m "rm -rf build"` are not flagged. Quoted text is inspected
@@ -13,6 +14,9 @@
  *
  * @module
  */
+
+import { parseShell, type SimpleCommand } from "./shell_lexer.ts";
+import { basename, parseArgs, skipOptions, unwrap } from "./shell_words.ts";
 
 /** Why a command needs approval: a stable rule key and a short reason for the user. */
 export interface DangerMatch {
@@ -38,31 +42,15 @@ export function detectDangerousCommand(command: string): DangerMatch | null {
 
 const MAX_DEPTH = 8;
 
-/** A shell word after quote removal, with the bodies of substitutions found in it. */
-interface Word {
-  text: string;
-  subs: string[];
-}
-
-type Token =
-  | { kind: "word"; word: Word }
-  | { kind: "op"; op: string }
-  | { kind: "redirect"; op: string };
-
-interface SimpleCommand {
-  words: Word[];
-  redirects: { op: string; target: string }[];
-}
-
 function analyze(command: string, depth: number): DangerMatch | null {
   if (depth > MAX_DEPTH) return null;
   if (isForkBomb(command)) return { ruleKey: "fork_bomb", reason: "fork bomb" };
-  const { tokens, subs } = lex(command);
+  const { pipelines, subs } = parseShell(command);
   for (const sub of subs) {
     const found = analyze(sub, depth + 1);
     if (found) return found;
   }
-  for (const pipeline of splitPipelines(tokens)) {
+  for (const pipeline of pipelines) {
     for (let i = 0; i < pipeline.length; i++) {
       const found = checkCommand(pipeline[i], depth) ??
         checkPipedFetch(pipeline, i);
@@ -72,309 +60,16 @@ function analyze(command: string, depth: number): DangerMatch | null {
   return null;
 }
 
-// --- lexer -----------------------------------------------------------------
-
-const SPACE = new Set([" ", "\t"]);
-
-/** Splits a command line into words, operators and redirections; collects substitution bodies. */
-function lex(input: string): { tokens: Token[]; subs: string[] } {
-  const tokens: Token[] = [];
-  const subs: string[] = [];
-  let text = "";
-  let wordSubs: string[] = [];
-  let inWord = false;
-  let heredocs: string[] = [];
-  let i = 0;
-
-  const endWord = () => {
-    if (inWord) tokens.push({ kind: "word", word: { text, subs: wordSubs } });
-    text = "";
-    wordSubs = [];
-    inWord = false;
-  };
-  const addSub = (body: string) => {
-    subs.push(body);
-    wordSubs.push(body);
-  };
-
-  while (i < input.length) {
-    const c = input[i];
-    if (SPACE.has(c)) {
-      endWord();
-      i++;
-    } else if (c === "\n") {
-      endWord();
-      tokens.push({ kind: "op", op: ";" });
-      i++;
-      if (heredocs.length > 0) {
-        i = skipHeredocs(input, i, heredocs);
-        heredocs = [];
-      }
-    } else if (c === "#" && !inWord) {
-      while (i < input.length && input[i] !== "\n") i++;
-    } else if (c === "\\") {
-      if (input[i + 1] === "\n") {
-        i += 2;
-      } else {
-        text += input[i + 1] ?? "";
-        inWord = true;
-        i += 2;
-      }
-    } else if (c === "'") {
-      const end = input.indexOf("'", i + 1);
-      const stop = end < 0 ? input.length : end;
-      text += input.slice(i + 1, stop);
-      inWord = true;
-      i = stop + 1;
-    } else if (c === '"') {
-      i = lexDoubleQuoted(input, i + 1, (s) => (text += s), addSub);
-      inWord = true;
-    } else if (c === "`") {
-      const end = findBacktickEnd(input, i + 1);
-      addSub(input.slice(i + 1, end));
-      text += input.slice(i, end + 1);
-      inWord = true;
-      i = end + 1;
-    } else if (c === "$" && input[i + 1] === "(") {
-      const end = findParenEnd(input, i + 2);
-      addSub(input.slice(i + 2, end));
-      text += input.slice(i, end + 1);
-      inWord = true;
-      i = end + 1;
-    } else if ((c === "<" || c === ">") && input[i + 1] === "(") {
-      const end = findParenEnd(input, i + 2);
-      addSub(input.slice(i + 2, end));
-      text += input.slice(i, end + 1);
-      inWord = true;
-      i = end + 1;
-    } else if (c === ">" || c === "<") {
-      if (inWord && /^\d+$/.test(text)) {
-        text = "";
-        wordSubs = [];
-        inWord = false;
-      }
-      endWord();
-      let op = c;
-      i++;
-      while (i < input.length && /[<>&|-]/.test(input[i]) && op.length < 3) op += input[i++];
-      tokens.push({ kind: "redirect", op });
-      if (op.startsWith("<<") && op !== "<<<") {
-        while (SPACE.has(input[i])) i++;
-        const start = i;
-        while (i < input.length && !SPACE.has(input[i]) && !/[;&|\n<>]/.test(input[i])) i++;
-        heredocs.push(input.slice(start, i).replace(/["']/g, ""));
-        tokens.pop();
-      }
-    } else if (c === "&" || c === "|" || c === ";") {
-      endWord();
-      const two = input.slice(i, i + 2);
-      if (c === "&" && input[i + 1] === ">") {
-        const op = input[i + 2] === ">" ? "&>>" : "&>";
-        tokens.push({ kind: "redirect", op });
-        i += op.length;
-      } else if (two === "&&" || two === "||" || two === ";;") {
-        tokens.push({ kind: "op", op: two });
-        i += 2;
-      } else if (two === "|&") {
-        tokens.push({ kind: "op", op: "|" });
-        i += 2;
-      } else {
-        tokens.push({ kind: "op", op: c });
-        i++;
-      }
-    } else if ((c === "(" || c === ")") && !inWord) {
-      tokens.push({ kind: "op", op: c });
-      i++;
-    } else {
-      text += c;
-      inWord = true;
-      i++;
-    }
-  }
-  endWord();
-  return { tokens, subs };
-}
-
-/** Reads a double-quoted string starting after the opening quote; returns the index after the closing quote. */
-function lexDoubleQuoted(
-  input: string,
-  start: number,
-  emit: (s: string) => void,
-  addSub: (body: string) => void,
-): number {
-  let i = start;
-  while (i < input.length && input[i] !== '"') {
-    const c = input[i];
-    if (c === "\\" && i + 1 < input.length) {
-      const next = input[i + 1];
-      emit('"\\$`'.includes(next) ? next : next === "\n" ? "" : c + next);
-      i += 2;
-    } else if (c === "$" && input[i + 1] === "(") {
-      const end = findParenEnd(input, i + 2);
-      addSub(input.slice(i + 2, end));
-      emit(input.slice(i, end + 1));
-      i = end + 1;
-    } else if (c === "`") {
-      const end = findBacktickEnd(input, i + 1);
-      addSub(input.slice(i + 1, end));
-      emit(input.slice(i, end + 1));
-      i = end + 1;
-    } else {
-      emit(c);
-      i++;
-    }
-  }
-  return i + 1;
-}
-
-/** Index of the `)` closing a `$(` or `(` whose body starts at `start` (or the input length). */
-function findParenEnd(input: string, start: number): number {
-  let depth = 1;
-  let i = start;
-  while (i < input.length) {
-    const c = input[i];
-    if (c === "\\") {
-      i += 2;
-      continue;
-    }
-    if (c === "'") {
-      const end = input.indexOf("'", i + 1);
-      i = end < 0 ? input.length : end + 1;
-      continue;
-    }
-    if (c === '"') {
-      i = lexDoubleQuoted(input, i + 1, () => {}, () => {});
-      continue;
-    }
-    if (c === "(") depth++;
-    if (c === ")" && --depth === 0) return i;
-    i++;
-  }
-  return input.length;
-}
-
-function findBacktickEnd(input: string, start: number): number {
-  let i = start;
-  while (i < input.length && input[i] !== "`") i += input[i] === "\\" ? 2 : 1;
-  return Math.min(i, input.length);
-}
-
-/** Skips here-document bodies that start at `start`; returns the index after the last terminator line. */
-function skipHeredocs(input: string, start: number, delimiters: string[]): number {
-  let i = start;
-  for (const delimiter of delimiters) {
-    while (i < input.length) {
-      const end = input.indexOf("\n", i);
-      const line = input.slice(i, end < 0 ? input.length : end);
-      i = end < 0 ? input.length : end + 1;
-      if (line.replace(/^\t+/, "") === delimiter) break;
-    }
-  }
-  return i;
-}
-
-/** Groups tokens into pipelines (split by `;`, `&&`, `||`, `&`, parentheses) of simple commands. */
-function splitPipelines(tokens: Token[]): SimpleCommand[][] {
-  const pipelines: SimpleCommand[][] = [];
-  let pipeline: SimpleCommand[] = [];
-  let current: SimpleCommand = { words: [], redirects: [] };
-  const endCommand = () => {
-    if (current.words.length > 0 || current.redirects.length > 0) pipeline.push(current);
-    current = { words: [], redirects: [] };
-  };
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i];
-    if (token.kind === "word") {
-      current.words.push(token.word);
-    } else if (token.kind === "redirect") {
-      const next = tokens[i + 1];
-      if (next?.kind === "word") {
-        current.redirects.push({ op: token.op, target: next.word.text });
-        i++;
-      }
-    } else if (token.op === "|") {
-      endCommand();
-    } else {
-      endCommand();
-      if (pipeline.length > 0) pipelines.push(pipeline);
-      pipeline = [];
-    }
-  }
-  endCommand();
-  if (pipeline.length > 0) pipelines.push(pipeline);
-  return pipelines;
-}
-
 // --- command rules -----------------------------------------------------------
 
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"]);
 const INTERPRETERS = new Set(["python", "python3", "python2", "perl", "ruby", "node", "php"]);
 const FETCHERS = new Set(["curl", "wget", "fetch"]);
-const KEYWORDS = new Set(["{", "}", "!", "if", "then", "else", "elif", "do", "while", "until"]);
 const SAFE_DEVICES =
   /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+|shm\/.*|pts\/\d+|tcp\/.*|udp\/.*)$/;
 /** The root, the home folder and the top-level system folders themselves (not paths below them). */
 const SYSTEM_PATH =
   /^(\/|~|\$HOME|\$\{HOME\}|\/(bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|sbin|srv|sys|usr|var|Users|System|Library))\/?\*?$/;
-
-function basename(path: string): string {
-  return path.slice(path.lastIndexOf("/") + 1);
-}
-
-/** Drops keywords, variable assignments and wrapper commands; returns the words of the real command. */
-function unwrap(words: string[]): string[] {
-  let rest = words;
-  for (let guard = 0; guard < 16 && rest.length > 0; guard++) {
-    const head = basename(rest[0]);
-    if (KEYWORDS.has(rest[0]) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0])) {
-      rest = rest.slice(1);
-    } else if (head === "sudo" || head === "doas") {
-      rest = skipOptions(rest.slice(1), /^-[ugCDhprtUT]$/);
-    } else if (head === "env") {
-      rest = skipOptions(rest.slice(1), /^-[uCS]$/);
-      while (rest.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0])) rest = rest.slice(1);
-    } else if (head === "nice" || head === "ionice" || head === "stdbuf" || head === "chroot") {
-      rest = skipOptions(rest.slice(1), /^-[ncpt]$/);
-      if (head === "chroot") rest = rest.slice(1);
-    } else if (head === "timeout") {
-      rest = skipOptions(rest.slice(1), /^-[sk]$/).slice(1);
-    } else if (head === "xargs") {
-      rest = skipOptions(rest.slice(1), /^-[IiLlnPdsaE]$/);
-    } else if (
-      ["nohup", "exec", "command", "builtin", "setsid", "time", "busybox"].includes(head)
-    ) {
-      rest = skipOptions(rest.slice(1), /^$/);
-    } else {
-      break;
-    }
-  }
-  return rest;
-}
-
-/** Skips leading `-x` options; options matching `takesValue` consume the next word too. */
-function skipOptions(words: string[], takesValue: RegExp): string[] {
-  let i = 0;
-  while (i < words.length && words[i].startsWith("-") && words[i] !== "-") {
-    if (words[i] === "--") return words.slice(i + 1);
-    i += takesValue.test(words[i]) ? 2 : 1;
-  }
-  return words.slice(i);
-}
-
-/** Splits arguments into option letters/long names and operands, honouring `--`. */
-function parseArgs(args: string[]): { short: string; long: string[]; operands: string[] } {
-  let short = "";
-  const long: string[] = [];
-  const operands: string[] = [];
-  let endOfOptions = false;
-  for (const arg of args) {
-    if (endOfOptions || !arg.startsWith("-") || arg === "-") operands.push(arg);
-    else if (arg === "--") endOfOptions = true;
-    else if (arg.startsWith("--")) long.push(arg.slice(2).split("=")[0]);
-    else short += arg.slice(1);
-  }
-  return { short, long, operands };
-}
 
 function checkCommand(command: SimpleCommand, depth: number): DangerMatch | null {
   for (const { op, target } of command.redirects) {
@@ -462,8 +157,7 @@ function shellScriptArg(args: string[]): string | undefined {
 }
 
 function isFetch(body: string): boolean {
-  const { tokens } = lex(body);
-  return splitPipelines(tokens).some((pipeline) =>
+  return parseShell(body).pipelines.some((pipeline) =>
     pipeline.some((c) => {
       const words = unwrap(c.words.map((w) => w.text));
       return words.length > 0 && FETCHERS.has(basename(words[0]));

@@ -76,3 +76,18 @@ export function defineTool<S extends z.ZodType>(
 ): Tool<z.infer<S>> {
   return tool as Tool<z.infer<S>>;
 }
+
+/** A tool whose `run` resolves to `Result`, so callers and tests get typed results. */
+export type TypedTool<Args, Result> = Omit<Tool<Args>, "run"> & {
+  run(args: Args, context: ToolContext): Promise<Result>;
+};
+
+/** {@link defineTool} keeping the result type of `run`; the registry still sees a plain {@link Tool}. */
+export function defineTypedTool<S extends z.ZodType, Result>(
+  tool: Omit<Tool<z.infer<S>>, "schema" | "run"> & {
+    schema: S;
+    run(args: z.infer<S>, context: ToolContext): Promise<Result>;
+  },
+): TypedTool<z.infer<S>, Result> {
+  return defineTool(tool) as TypedTool<z.infer<S>, Result>;
+}

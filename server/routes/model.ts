@@ -13,7 +13,7 @@ import { type LoadedConfig, parseConfig } from "../../core/config/mod.ts";
 import { ModelError } from "../../core/errors.ts";
 import { resolveAuxiliarySettings } from "../../core/models/auxiliary.ts";
 import { oauthProvider } from "../../core/models/oauth.ts";
-import { providerInfo, PROVIDERS, SUBSCRIPTION_PROVIDER } from "../../core/models/providers.ts";
+import { providerInfo, PROVIDERS, SUBSCRIPTION_PROVIDER } from "../../core/providers.ts";
 import { mainProvider, resolveModelSettings } from "../../core/models/settings.ts";
 import {
   gatewayConfigKey,

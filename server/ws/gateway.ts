@@ -47,6 +47,7 @@ import { mainProvider, resolveModelSettings } from "../../core/models/settings.t
 import type { ApprovalChoice, ApprovalRequest } from "../../core/tools/types.ts";
 import { ensureProfileHome, type ProfilePaths, updateConfigText } from "../../adapters/home/mod.ts";
 import { createSkillCatalog } from "../../adapters/skills/mod.ts";
+import { importLazily } from "../../adapters/lazy.ts";
 import type { ChatRuntime } from "../../adapters/runtime/profile_runtime.ts";
 
 /**
@@ -55,8 +56,7 @@ import type { ChatRuntime } from "../../adapters/runtime/profile_runtime.ts";
  */
 function runtimeModule(): Promise<typeof import("../../adapters/runtime/profile_runtime.ts")> {
   // Through a variable: Deno pre-loads the graph behind a literal dynamic import.
-  const specifier = "../../adapters/runtime/profile_runtime.ts";
-  return import(specifier);
+  return importLazily("adapters/runtime/profile_runtime.ts");
 }
 import { ApprovalBroker } from "./approvals.ts";
 import {

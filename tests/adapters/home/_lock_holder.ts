@@ -13,7 +13,7 @@
  * @module
  */
 
-import { withFileLock } from "../../../adapters/home/file_lock.ts";
+import { withFileLock } from "../../../adapters/fs/file_lock.ts";
 import { updateTextFile } from "../../../adapters/home/text_file.ts";
 
 const [mode, file, count] = Deno.args;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createFileTools, globToRegExp } from "../../../adapters/tools/files.ts";
+import { createFileTools, globToRegExp } from "../../../adapters/tools/files/mod.ts";
 import { ToolError } from "../../../core/tools/types.ts";
 import { tempDir } from "../../_helpers.ts";
 import { toolContext } from "./_context.ts";

@@ -1,6 +1,8 @@
 /**
  * Known model providers: which wire format each speaks, its default
- * endpoint, and the environment variable its key is read from.
+ * endpoint, and the environment variable its key is read from. A leaf
+ * module: core/config (which `.env` name holds a key) and core/models both
+ * read it, so neither folder imports the other for it.
  *
  * @module
  */

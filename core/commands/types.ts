@@ -1,0 +1,52 @@
+/**
+ * The contracts every slash command shares: what a command is, what it may
+ * read, and what it returns. The registry and the skill commands both build
+ * on these, so neither has to import the other for them.
+ *
+ * @module
+ */
+
+import type { SkillCatalog } from "../skills/mod.ts";
+
+/** What a surface should do after a slash command. */
+export type SlashOutcome =
+  /** Show `text` and keep the session. */
+  | { kind: "reply"; text: string }
+  /** End the session; with `deleteSession`, delete its rows, transcript and request dumps on shutdown. */
+  | { kind: "exit"; deleteSession: boolean; text: string }
+  /** Start a fresh session. */
+  | { kind: "new_session"; text: string }
+  /** Use another model name for the following turns. */
+  | { kind: "set_model"; model: string; text: string }
+  /** Send `message` to the agent as the user's turn (skills and bundles use this). */
+  | { kind: "send"; message: string };
+
+/** What a command may read about the session it runs in. */
+export interface SlashContext {
+  sessionId?: string;
+  model: string;
+  provider: string;
+}
+
+/** One slash command. */
+export interface SlashCommand {
+  /** Name without the slash, lowercase. */
+  name: string;
+  aliases?: readonly string[];
+  /** One line for `/help`. */
+  description: string;
+  /** Argument synopsis for `/help`, e.g. `[--delete]`. */
+  usage?: string;
+  run(args: string, context: SlashContext): SlashOutcome | Promise<SlashOutcome>;
+}
+
+/**
+ * What a command needs to know about the registry it runs in: the catalog of
+ * skills and bundles, and which names the built-in commands already take.
+ */
+export interface SlashCommandNames {
+  /** Where skills and bundles come from, when the surface has them. */
+  readonly catalog?: SkillCatalog;
+  /** Every built-in name and alias. */
+  names(): ReadonlySet<string>;
+}

@@ -1,0 +1,97 @@
+/**
+ * Reading the words of one shell command: the command behind wrappers such
+ * as `sudo`, `env`, `nohup` and `xargs`, and its options and operands.
+ *
+ * @module
+ */
+
+const KEYWORDS = new Set(["{", "}", "!", "if", "then", "else", "elif", "do", "while", "until"]);
+
+/**
+ * The last segment of a slash-separated path: a command's name without its folder.
+ *
+ * @example
+ * ```ts
+ * basename("/usr/bin/rm"); // "rm"
+ * ```
+ */
+export function basename(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+/**
+ * Drops keywords, variable assignments and wrapper commands; returns the words of the real command.
+ *
+ * @example
+ * ```ts
+ * unwrap(["sudo", "-u", "root", "env", "A=1", "rm", "-r", "x"]); // ["rm", "-r", "x"]
+ * ```
+ */
+export function unwrap(words: string[]): string[] {
+  let rest = words;
+  for (let guard = 0; guard < 16 && rest.length > 0; guard++) {
+    const head = basename(rest[0]);
+    if (KEYWORDS.has(rest[0]) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0])) {
+      rest = rest.slice(1);
+    } else if (head === "sudo" || head === "doas") {
+      rest = skipOptions(rest.slice(1), /^-[ugCDhprtUT]$/);
+    } else if (head === "env") {
+      rest = skipOptions(rest.slice(1), /^-[uCS]$/);
+      while (rest.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0])) rest = rest.slice(1);
+    } else if (head === "nice" || head === "ionice" || head === "stdbuf" || head === "chroot") {
+      rest = skipOptions(rest.slice(1), /^-[ncpt]$/);
+      if (head === "chroot") rest = rest.slice(1);
+    } else if (head === "timeout") {
+      rest = skipOptions(rest.slice(1), /^-[sk]$/).slice(1);
+    } else if (head === "xargs") {
+      rest = skipOptions(rest.slice(1), /^-[IiLlnPdsaE]$/);
+    } else if (
+      ["nohup", "exec", "command", "builtin", "setsid", "time", "busybox"].includes(head)
+    ) {
+      rest = skipOptions(rest.slice(1), /^$/);
+    } else {
+      break;
+    }
+  }
+  return rest;
+}
+
+/**
+ * Skips leading `-x` options; options matching `takesValue` consume the next word too.
+ *
+ * @example
+ * ```ts
+ * skipOptions(["-C", "repo", "push", "-f"], /^-C$/); // ["push", "-f"]
+ * ```
+ */
+export function skipOptions(words: string[], takesValue: RegExp): string[] {
+  let i = 0;
+  while (i < words.length && words[i].startsWith("-") && words[i] !== "-") {
+    if (words[i] === "--") return words.slice(i + 1);
+    i += takesValue.test(words[i]) ? 2 : 1;
+  }
+  return words.slice(i);
+}
+
+/**
+ * Splits arguments into option letters/long names and operands, honouring `--`.
+ *
+ * @example
+ * ```ts
+ * parseArgs(["-rf", "--verbose", "a", "--", "-b"]);
+ * // { short: "rf", long: ["verbose"], operands: ["a", "-b"] }
+ * ```
+ */
+export function parseArgs(args: string[]): { short: string; long: string[]; operands: string[] } {
+  let short = "";
+  const long: string[] = [];
+  const operands: string[] = [];
+  let endOfOptions = false;
+  for (const arg of args) {
+    if (endOfOptions || !arg.startsWith("-") || arg === "-") operands.push(arg);
+    else if (arg === "--") endOfOptions = true;
+    else if (arg.startsWith("--")) long.push(arg.slice(2).split("=")[0]);
+    else short += arg.slice(1);
+  }
+  return { short, long, operands };
+}
