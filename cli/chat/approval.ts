@@ -1,24 +1,36 @@
 /**
- * Answering approval requests for dangerous commands in the terminal. On a
- * terminal the user is asked; otherwise only rules listed in
- * `approvals.allow` pass and everything else is denied.
+ * Approval requests for dangerous commands in the terminal. The decision is
+ * core's {@link ApprovalPolicy}; this module only asks on the terminal and
+ * prints what the policy tells the user (denied without a terminal, denied
+ * for silence, "always" not saved).
  *
  * @module
  */
 
-import type { ApprovalChoice, ApprovalHandler } from "../../core/tools/types.ts";
+import {
+  type AlwaysStore,
+  type ApprovalNotice,
+  ApprovalPolicy,
+  type AskHuman,
+  describeTimeout,
+} from "../../core/tools/approval_policy.ts";
+import type { ApprovalChoice } from "../../core/tools/types.ts";
 import type { Output } from "../io.ts";
 import type { LineReader } from "./lines.ts";
 
-/** How approval requests are answered. */
-export interface ApprovalOptions {
+/** How approval requests are answered in the terminal. */
+export interface TerminalApprovalOptions {
   io: Output;
   /** A line source to ask on; absent for non-interactive runs. */
   ask?: LineReader;
-  /** Rule keys approved "always" (from config). */
-  allowed: ReadonlySet<string>;
-  /** Persists an "always" answer (writes `approvals.allow`). */
-  persistAlways(ruleKey: string): Promise<void>;
+  /** Saves "always" answers (config `approvals.allow`). */
+  store: AlwaysStore;
+  /** Safe mode saves nothing. */
+  safeMode?: boolean;
+  /** Rules allowed from the start. */
+  allowed?: Iterable<string>;
+  /** How long a question waits; the policy's default when absent. */
+  timeoutMs?: number;
 }
 
 const ANSWERS: Record<string, ApprovalChoice> = {
@@ -36,35 +48,54 @@ const ANSWERS: Record<string, ApprovalChoice> = {
   no: "deny",
 };
 
-/** Builds the approval handler for one chat run. Prompts are asked one at a time. */
-export function createApprovalHandler(options: ApprovalOptions): ApprovalHandler {
-  let queue: Promise<unknown> = Promise.resolve();
-  return (request) => {
-    const answer = queue.then(async (): Promise<ApprovalChoice> => {
-      if (options.allowed.has(request.ruleKey)) return "always";
-      const { io, ask } = options;
-      if (!ask) {
-        io.err(
-          `herald: denied ${request.tool} command (${request.reason}): ${request.command}\n` +
-            `herald: non-interactive runs deny dangerous commands; to allow this rule always, add "${request.ruleKey}" to approvals.allow\n`,
-        );
-        return "deny";
-      }
+/** Builds the approval policy of one terminal chat run. */
+export function terminalApprovalPolicy(options: TerminalApprovalOptions): ApprovalPolicy {
+  const { io } = options;
+  return new ApprovalPolicy({
+    ask: options.ask && askOnTerminal(io, options.ask),
+    store: options.store,
+    safeMode: options.safeMode ?? false,
+    allowed: options.allowed,
+    timeoutMs: options.timeoutMs,
+    onNotice: (notice) => io.err(renderNotice(notice)),
+  });
+}
+
+function askOnTerminal(io: Output, lines: LineReader): AskHuman {
+  return async (request, { timeoutMs, signal }) => {
+    io.err(
+      `\n! ${request.tool} wants to run a dangerous command (${request.reason}):\n  ${request.command}\n`,
+    );
+    for (;;) {
       io.err(
-        `\n! ${request.tool} wants to run a dangerous command (${request.reason}):\n  ${request.command}\n`,
+        `Allow? [o]nce, for this [s]ession, [a]lways, [d]eny (denied after ${
+          describeTimeout(timeoutMs)
+        }): `,
       );
-      for (;;) {
-        io.err("Allow? [o]nce, for this [s]ession, [a]lways, [d]eny: ");
-        const line = await ask.next();
-        if (line === null) return "deny";
-        const choice = ANSWERS[line.trim().toLowerCase()];
-        if (choice) {
-          if (choice === "always") await options.persistAlways(request.ruleKey);
-          return choice;
-        }
+      let line: string | null;
+      try {
+        line = await lines.next(signal);
+      } catch (error) {
+        if (signal.aborted) return "deny";
+        throw error;
       }
-    });
-    queue = answer.catch(() => {});
-    return answer;
+      if (line === null) return "deny";
+      const choice = ANSWERS[line.trim().toLowerCase()];
+      if (choice) return choice;
+    }
   };
+}
+
+function renderNotice(notice: ApprovalNotice): string {
+  const { request } = notice;
+  switch (notice.code) {
+    case "non_interactive":
+      return `herald: denied ${request.tool} command (${request.reason}): ${request.command}\n` +
+        `herald: non-interactive runs deny dangerous commands; to allow this rule always, add "${request.ruleKey}" to approvals.allow\n`;
+    case "expired":
+      return `\nherald: ${notice.message}\n`;
+    case "not_saved_safe_mode":
+    case "save_failed":
+      return `herald: ${notice.message}\n`;
+  }
 }

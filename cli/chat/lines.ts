@@ -10,14 +10,20 @@ export class LineReader {
   readonly #reader: ReadableStreamDefaultReader<string>;
   #buffer = "";
   #done = false;
+  /** The read in flight; kept when a caller stops waiting, so no input is lost. */
+  #reading: Promise<void> | undefined;
 
   /** Wraps `stream`; bytes are decoded as UTF-8. */
   constructor(stream: ReadableStream<Uint8Array>) {
     this.#reader = stream.pipeThrough(new TextDecoderStream()).getReader();
   }
 
-  /** The next line without its line ending, or null at the end of input. */
-  async next(): Promise<string | null> {
+  /**
+   * The next line without its line ending, or null at the end of input.
+   * With `signal`, stops waiting when it is aborted (rejecting with its
+   * reason); a line that arrives later is kept for the next call.
+   */
+  async next(signal?: AbortSignal): Promise<string | null> {
     while (true) {
       const newline = this.#buffer.indexOf("\n");
       if (newline !== -1) {
@@ -31,14 +37,32 @@ export class LineReader {
         this.#buffer = "";
         return rest;
       }
-      const { value, done } = await this.#reader.read();
+      signal?.throwIfAborted();
+      await (signal ? untilAborted(this.#fill(), signal) : this.#fill());
+    }
+  }
+
+  #fill(): Promise<void> {
+    this.#reading ??= this.#reader.read().then(({ value, done }) => {
       if (done) this.#done = true;
       else this.#buffer += value;
-    }
+    }).finally(() => {
+      this.#reading = undefined;
+    });
+    return this.#reading;
   }
 
   /** Stops reading and releases the stream. */
   async close(): Promise<void> {
     await this.#reader.cancel().catch(() => {});
   }
+}
+
+/** `work`, or a rejection with the signal's reason once `signal` is aborted. */
+function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -7,7 +7,6 @@
 
 import type { Command } from "commander";
 import type { AgentEvent, AgentSession, TurnResult } from "../../core/agent/session.ts";
-import { appendConfigListValue } from "../../core/config/mod.ts";
 import { HeraldError } from "../../core/errors.ts";
 import {
   createSlashRegistry,
@@ -15,10 +14,10 @@ import {
   runCatalogCommand,
 } from "../../core/commands/mod.ts";
 import { VERSION } from "../../core/version.ts";
-import { updateConfigText } from "../../adapters/home/mod.ts";
+import { configAlwaysStore } from "../../adapters/home/mod.ts";
 import type { CliContext } from "../context.ts";
 import { type Output, OutputClosedError, printJson } from "../io.ts";
-import { createApprovalHandler } from "../chat/approval.ts";
+import { terminalApprovalPolicy } from "../chat/approval.ts";
 import { LineReader } from "../chat/lines.ts";
 import type { ChatRuntime } from "../chat/runtime.ts";
 import { importLazily } from "../../adapters/lazy.ts";
@@ -208,19 +207,13 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
       const c = ctx();
       const oneShot = options.query !== undefined;
       const lines = oneShot ? undefined : new LineReader(c.input());
-      const allowed = new Set<string>();
-      let persist = false;
       const paths = await c.home();
-      const approve = createApprovalHandler({
+      const safeMode = options.safeMode ?? false;
+      const approvals = terminalApprovalPolicy({
         io: c.io,
         ask: c.interactive && !oneShot ? lines : undefined,
-        allowed,
-        async persistAlways(ruleKey) {
-          if (!persist) return;
-          await updateConfigText(paths.config, (text) => ({
-            text: appendConfigListValue(text, paths.config, "approvals.allow", ruleKey),
-          }));
-        },
+        store: configAlwaysStore(paths.config),
+        safeMode,
       });
       // Loaded here through a variable (Deno pre-loads literal dynamic imports), so other
       // commands, the dashboard above all, do not carry the agent runtime.
@@ -228,16 +221,15 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
         "cli/chat/runtime.ts",
       );
       const runtime = await openChatRuntime(c, {
-        safeMode: options.safeMode ?? false,
+        safeMode,
         model: options.model,
         provider: options.provider,
         baseUrl: options.baseUrl,
         source: options.source,
         cwd: Deno.cwd(),
-        approve,
+        approve: approvals.decide,
       });
-      persist = !options.safeMode;
-      for (const rule of runtime.config.approvals.allow) allowed.add(rule);
+      approvals.allow(runtime.config.approvals.allow);
       try {
         const session = options.resume ? runtime.resume(options.resume) : runtime.start();
         if (oneShot) {

@@ -1,16 +1,18 @@
 /**
- * Dangerous-command approvals over the gateway: a request goes out as an
- * `approval.request` notification and waits for an `approval.respond` call
- * with the same id. No answer within the timeout, an interrupted turn or a
- * closed socket all mean "deny" (fail closed).
+ * Dangerous-command approvals over the gateway: the dashboard's way to "ask
+ * a human" for core's approval policy (core/tools/approval_policy.ts). A
+ * question goes out as an `approval.request` notification and waits for an
+ * `approval.respond` call with the same id. When the policy's timeout expires
+ * the question is withdrawn with `approval.expire`; an interrupted turn or a
+ * closed socket mean "deny" (fail closed).
  *
  * @module
  */
 
+import type { AskOptions } from "../../core/tools/approval_policy.ts";
 import type { ApprovalChoice, ApprovalRequest } from "../../core/tools/types.ts";
 
-/** How long an approval request waits for an answer by default. */
-export const APPROVAL_TIMEOUT_MS = 120_000;
+export { APPROVAL_TIMEOUT_MS } from "../../core/tools/approval_policy.ts";
 
 /** Sends a notification to the client. */
 export type Notify = (method: string, params: Record<string, unknown>) => void;
@@ -18,36 +20,38 @@ export type Notify = (method: string, params: Record<string, unknown>) => void;
 interface Pending {
   sessionKey: string;
   resolve(choice: ApprovalChoice): void;
-  timer: ReturnType<typeof setTimeout>;
+  release(): void;
 }
 
 /** The approval requests of one connection waiting for the client's answer. */
 export class ApprovalBroker {
   readonly #notify: Notify;
-  readonly #timeoutMs: number;
   readonly #pending = new Map<string, Pending>();
   #sequence = 0;
 
-  /** Creates a broker that notifies through `notify` and denies after `timeoutMs`. */
-  constructor(notify: Notify, timeoutMs: number = APPROVAL_TIMEOUT_MS) {
+  /** Creates a broker that notifies the client through `notify`. */
+  constructor(notify: Notify) {
     this.#notify = notify;
-    this.#timeoutMs = timeoutMs;
   }
 
-  /** Asks the client about `request` for session `sessionKey`; resolves to its choice. */
-  ask(sessionKey: string, request: ApprovalRequest): Promise<ApprovalChoice> {
+  /**
+   * Asks the client about `request` for session `sessionKey`; resolves to its
+   * choice, or "deny" when `options.signal` is aborted (the question expired),
+   * which also tells the client with `approval.expire`.
+   */
+  ask(sessionKey: string, request: ApprovalRequest, options: AskOptions): Promise<ApprovalChoice> {
     const id = `apr_${++this.#sequence}_${crypto.randomUUID().slice(0, 8)}`;
+    const { signal, timeoutMs } = options;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      const onAbort = () => {
         if (this.#settle(id, "deny")) {
-          this.#notify("approval.expire", {
-            id,
-            session_key: sessionKey,
-            reason: `no answer within ${Math.round(this.#timeoutMs / 1000)} s; denied`,
-          });
+          const reason = signal.reason instanceof Error ? signal.reason.message : "expired";
+          this.#notify("approval.expire", { id, session_key: sessionKey, reason });
         }
-      }, this.#timeoutMs);
-      this.#pending.set(id, { sessionKey, resolve, timer });
+      };
+      const release = () => signal.removeEventListener("abort", onAbort);
+      this.#pending.set(id, { sessionKey, resolve, release });
+      signal.addEventListener("abort", onAbort, { once: true });
       this.#notify("approval.request", {
         id,
         session_key: sessionKey,
@@ -56,8 +60,9 @@ export class ApprovalBroker {
         reason: request.reason,
         rule_key: request.ruleKey,
         choices: ["once", "session", "always", "deny"],
-        timeout_ms: this.#timeoutMs,
+        timeout_ms: timeoutMs,
       });
+      if (signal.aborted) onAbort();
     });
   }
 
@@ -87,7 +92,7 @@ export class ApprovalBroker {
     const pending = this.#pending.get(id);
     if (!pending) return false;
     this.#pending.delete(id);
-    clearTimeout(pending.timer);
+    pending.release();
     pending.resolve(choice);
     return true;
   }

@@ -2,7 +2,9 @@
  * The JSON-RPC gateway behind `/api/ws`: one {@link GatewayConnection} per
  * socket, holding the agent sessions the client started. Sessions are
  * assembled exactly as `herald chat` assembles them (openProfileRuntime),
- * and typed lines go through the shared slash registry first.
+ * and typed lines go through the shared slash registry first. Approvals are
+ * decided by core's policy (core/tools/approval_policy.ts) as in the
+ * terminal; the gateway only asks the client (server/ws/approvals.ts).
  *
  * Methods (params → result):
  * - `session.start {profile?, resume?}` → `{session_key, session_id, profile, provider, model}`;
@@ -40,12 +42,15 @@
 
 import { z } from "zod";
 import type { AgentEvent, AgentSession, TurnResult } from "../../core/agent/session.ts";
-import { appendConfigListValue } from "../../core/config/mod.ts";
 import { createSlashRegistry, readSnapshot, type SlashRegistry } from "../../core/commands/mod.ts";
 import { HeraldError } from "../../core/errors.ts";
 import { mainProvider, resolveModelSettings } from "../../core/models/settings.ts";
-import type { ApprovalChoice, ApprovalRequest } from "../../core/tools/types.ts";
-import { ensureProfileHome, type ProfilePaths, updateConfigText } from "../../adapters/home/mod.ts";
+import { type ApprovalNotice, ApprovalPolicy } from "../../core/tools/approval_policy.ts";
+import {
+  configAlwaysStore,
+  ensureProfileHome,
+  type ProfilePaths,
+} from "../../adapters/home/mod.ts";
 import { createSkillCatalog } from "../../adapters/skills/mod.ts";
 import { importLazily } from "../../adapters/lazy.ts";
 import type { ChatRuntime } from "../../adapters/runtime/profile_runtime.ts";
@@ -160,10 +165,7 @@ export class GatewayConnection {
   /** Creates the connection's state; nothing is opened until `session.start`. */
   constructor(options: GatewayOptions) {
     this.#options = options;
-    this.#approvals = new ApprovalBroker(
-      (name, params) => this.#notify(name, params),
-      options.approvalTimeoutMs,
-    );
+    this.#approvals = new ApprovalBroker((name, params) => this.#notify(name, params));
     this.#methods = {
       "session.start": method(StartParams, (p) => this.#start(p.profile, p.resume)),
       "session.send": method(SendParams, (p) => this.#send(this.#session(p.session_key), p.text)),
@@ -283,14 +285,19 @@ export class GatewayConnection {
     const paths = await this.#options.resolveProfile(profile);
     await ensureProfileHome(paths);
     const key = newSessionKey();
-    // Rules approved "always": config `approvals.allow` plus this session's answers.
-    const allowed = new Set<string>();
+    const approvals = new ApprovalPolicy({
+      ask: (request, options) => this.#approvals.ask(key, request, options),
+      store: configAlwaysStore(paths.config),
+      safeMode: false,
+      timeoutMs: this.#options.approvalTimeoutMs,
+      onNotice: (notice) => this.#approvalNotice(notice),
+    });
     const runtime = await (await runtimeModule()).openProfileRuntime(paths, {
       safeMode: false,
       source: GATEWAY_SOURCE,
       cwd: this.#options.cwd,
       env: this.#options.env,
-      approve: (request) => this.#approve(key, paths, allowed, request),
+      approve: approvals.decide,
       onWarning: (file, message) =>
         this.#notify("notice", { level: "warning", message: `${file}: ${message}` }),
     });
@@ -302,7 +309,7 @@ export class GatewayConnection {
       runtime.close();
       throw error;
     }
-    for (const rule of runtime.config.approvals.allow) allowed.add(rule);
+    approvals.allow(runtime.config.approvals.allow);
     const registry = createSlashRegistry({ catalog: runtime.catalog });
     this.#sessions.set(key, { key, runtime, registry, session });
     return {
@@ -314,28 +321,11 @@ export class GatewayConnection {
     };
   }
 
-  async #approve(
-    key: string,
-    paths: ProfilePaths,
-    allowed: Set<string>,
-    request: ApprovalRequest,
-  ): Promise<ApprovalChoice> {
-    if (allowed.has(request.ruleKey)) return "always";
-    const choice = await this.#approvals.ask(key, request);
-    if (choice === "always") {
-      allowed.add(request.ruleKey);
-      try {
-        await updateConfigText(paths.config, (text) => ({
-          text: appendConfigListValue(text, paths.config, "approvals.allow", request.ruleKey),
-        }));
-      } catch (error) {
-        this.#notify("notice", {
-          level: "warning",
-          message: `Could not save "${request.ruleKey}" to approvals.allow: ${errorMessage(error)}`,
-        });
-      }
-    }
-    return choice;
+  /** Tells the client what the approval policy decided without its answer. */
+  #approvalNotice(notice: ApprovalNotice): void {
+    // An expired question was already withdrawn with approval.expire.
+    if (notice.code === "expired") return;
+    this.#notify("notice", { level: "warning", message: notice.message });
   }
 
   #requireIdle(entry: GatewaySession): void {
@@ -490,7 +480,7 @@ export class GatewayConnection {
     const paths = await this.#options.resolveProfile(profile);
     let loaded;
     try {
-      loaded = await (await runtimeModule()).loadProfileConfig(paths, {
+      loaded = await (await runtimeModule()).loadRuntimeConfig(paths, {
         env: this.#options.env,
         safeMode: false,
         onWarning: () => {},

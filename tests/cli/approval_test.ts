@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { createApprovalHandler } from "../../cli/chat/approval.ts";
+import { terminalApprovalPolicy } from "../../cli/chat/approval.ts";
 import { LineReader } from "../../cli/chat/lines.ts";
 import { captureOutput } from "../../cli/io.ts";
+import type { AlwaysStore } from "../../core/tools/approval_policy.ts";
 
 const request = {
   tool: "terminal",
@@ -14,53 +15,98 @@ function linesOf(text: string): LineReader {
   return new LineReader(ReadableStream.from([new TextEncoder().encode(text)]));
 }
 
+function store(add: AlwaysStore["add"]): AlwaysStore {
+  return { add };
+}
+
 Deno.test("an interactive approval asks until it gets a known answer", async () => {
   const io = captureOutput();
-  const handler = createApprovalHandler({
+  const policy = terminalApprovalPolicy({
     io,
     ask: linesOf("maybe\ns\n"),
-    allowed: new Set(),
-    persistAlways: () => Promise.reject(new Error("not expected")),
+    store: store(() => Promise.reject(new Error("not expected"))),
   });
-  assert.equal(await handler(request), "session");
+  assert.equal(await policy.decide(request), "session");
   assert.equal(io.stderr.match(/Allow\?/g)?.length, 2);
   assert.match(io.stderr, /rm -rf build/);
 });
 
 Deno.test("an always answer is persisted, and a listed rule is not asked again", async () => {
   const persisted: string[] = [];
-  const handler = createApprovalHandler({
+  const policy = terminalApprovalPolicy({
     io: captureOutput(),
     ask: linesOf("always\n"),
-    allowed: new Set(),
-    persistAlways: (rule) => Promise.resolve(void persisted.push(rule)),
+    store: store((rule) => Promise.resolve(void persisted.push(rule))),
   });
-  assert.equal(await handler(request), "always");
+  assert.equal(await policy.decide(request), "always");
   assert.deepEqual(persisted, ["rm_recursive"]);
   const io = captureOutput();
-  const preapproved = createApprovalHandler({
+  const preapproved = terminalApprovalPolicy({
     io,
-    allowed: new Set(["rm_recursive"]),
-    persistAlways: () => Promise.resolve(),
+    allowed: ["rm_recursive"],
+    store: store(() => Promise.resolve()),
   });
-  assert.equal(await preapproved(request), "always");
+  assert.equal(await preapproved.decide(request), "always");
   assert.equal(io.stderr, "");
 });
 
 Deno.test("without a terminal dangerous commands are denied with a hint", async () => {
   const io = captureOutput();
-  const handler = createApprovalHandler({
-    io,
-    allowed: new Set(),
-    persistAlways: () => Promise.resolve(),
-  });
-  assert.equal(await handler(request), "deny");
+  const policy = terminalApprovalPolicy({ io, store: store(() => Promise.resolve()) });
+  assert.equal(await policy.decide(request), "deny");
   assert.match(io.stderr, /add "rm_recursive" to approvals\.allow/);
-  const eof = createApprovalHandler({
+  const eof = terminalApprovalPolicy({
     io: captureOutput(),
     ask: linesOf(""),
-    allowed: new Set(),
-    persistAlways: () => Promise.resolve(),
+    store: store(() => Promise.resolve()),
   });
-  assert.equal(await eof(request), "deny");
+  assert.equal(await eof.decide(request), "deny");
+});
+
+Deno.test("an unanswered prompt is denied for silence and a late line is kept for the chat", async () => {
+  const io = captureOutput();
+  let late!: ReadableStreamDefaultController<Uint8Array>;
+  const lines = new LineReader(new ReadableStream({ start: (c) => void (late = c) }));
+  const policy = terminalApprovalPolicy({
+    io,
+    ask: lines,
+    store: store(() => Promise.reject(new Error("not expected"))),
+    timeoutMs: 20,
+  });
+  assert.equal(await policy.decide(request), "deny");
+  assert.match(io.stderr, /denied after 20 ms/);
+  assert.match(
+    io.stderr,
+    /herald: Denied terminal command .*No answer within 20 ms; silence is not consent/,
+  );
+  late.enqueue(new TextEncoder().encode("hello\n"));
+  assert.equal(await lines.next(), "hello");
+  late.close();
+  await lines.close();
+});
+
+Deno.test("a failed save of always allows the call once and prints that the rule was not saved", async () => {
+  const io = captureOutput();
+  const policy = terminalApprovalPolicy({
+    io,
+    ask: linesOf("a\n"),
+    store: store(() => Promise.reject(new Error("disk full"))),
+  });
+  assert.equal(await policy.decide(request), "once");
+  assert.match(
+    io.stderr,
+    /herald: Could not save "rm_recursive" to approvals\.allow \(disk full\)/,
+  );
+});
+
+Deno.test("in safe mode always is not saved and the terminal says so", async () => {
+  const io = captureOutput();
+  const policy = terminalApprovalPolicy({
+    io,
+    ask: linesOf("always\n"),
+    store: store(() => Promise.reject(new Error("not expected"))),
+    safeMode: true,
+  });
+  assert.equal(await policy.decide(request), "session");
+  assert.match(io.stderr, /Safe mode saves nothing/);
 });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { openStateStore } from "../../adapters/sqlite/mod.ts";
 import { createProfile } from "../../adapters/home/mod.ts";
 import { ApprovalBroker } from "../../server/ws/approvals.ts";
+import { ApprovalPolicy } from "../../core/tools/approval_policy.ts";
 import { startModelServer } from "../fakes/model_server.ts";
 import { configureModel } from "../e2e/_herald.ts";
 import { skillMd, writeTree } from "../adapters/skills/_write.ts";
@@ -375,8 +376,15 @@ Deno.test("a failed turn answers with the model error and a message.error notifi
 
 Deno.test("an unanswered approval request is denied after the timeout", async () => {
   const sent: [string, Record<string, unknown>][] = [];
-  const broker = new ApprovalBroker((method, params) => sent.push([method, params]), 30);
-  const choice = await broker.ask("wsk_1", {
+  const broker = new ApprovalBroker((method, params) => sent.push([method, params]));
+  // The gateway's wiring: core's policy owns the timeout, the broker asks the client.
+  const policy = new ApprovalPolicy({
+    ask: (request, options) => broker.ask("wsk_1", request, options),
+    store: { add: () => Promise.reject(new Error("not expected")) },
+    safeMode: false,
+    timeoutMs: 30,
+  });
+  const choice = await policy.decide({
     tool: "terminal",
     command: "rm -rf x",
     reason: "recursive delete (rm -r)",
@@ -384,7 +392,9 @@ Deno.test("an unanswered approval request is denied after the timeout", async ()
   });
   assert.equal(choice, "deny");
   assert.deepEqual(sent.map(([method]) => method), ["approval.request", "approval.expire"]);
+  assert.equal(sent[0][1].timeout_ms, 30);
   assert.equal(sent[1][1].id, sent[0][1].id);
+  assert.match(String(sent[1][1].reason), /No answer within 30 ms; silence is not consent/);
   assert.equal(broker.size, 0);
   assert.equal(broker.respond(String(sent[0][1].id), "once"), false);
 });

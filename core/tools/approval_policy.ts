@@ -1,0 +1,201 @@
+/**
+ * The approval policy for dangerous actions, the same on every surface. A
+ * surface (the terminal, the dashboard) only supplies "ask a human"; this
+ * module decides everything else:
+ *
+ * - A rule in the allow list (config `approvals.allow`, or approved
+ *   "always" during this run) passes without asking.
+ * - Without a way to ask (a non-interactive run) everything else is denied.
+ * - Silence is not consent: a question unanswered after the timeout
+ *   ({@link APPROVAL_TIMEOUT_MS} by default) is denied.
+ * - "always" is saved through the {@link AlwaysStore} port, except in safe
+ *   mode, which never writes: there it holds for the rest of the run only
+ *   (answered as "session"). When the save fails the one call the user
+ *   approved still runs (answered as "once") and the user is told the rule
+ *   was not saved.
+ * - Questions are asked one at a time; a queued question's timeout starts
+ *   when it is asked, and it passes without asking when the rule was
+ *   approved "always" meanwhile.
+ *
+ * "session" grants are kept by the agent session (core/agent/session.ts).
+ *
+ * @module
+ */
+
+import { HeraldError } from "../errors.ts";
+import type { ApprovalChoice, ApprovalHandler, ApprovalRequest } from "./types.ts";
+
+/** How long an approval question waits for an answer before it is denied. */
+export const APPROVAL_TIMEOUT_MS = 120_000;
+
+/** Where rules approved "always" are kept (config `approvals.allow`). */
+export interface AlwaysStore {
+  /** Saves `ruleKey` as approved always; rejects when it could not be saved. */
+  add(ruleKey: string): Promise<void>;
+}
+
+/** What a surface gets to ask a human with. */
+export interface AskOptions {
+  /** How long the human has; shown to them. */
+  timeoutMs: number;
+  /** Aborted when the question expired: withdraw it, the answer no longer counts. */
+  signal: AbortSignal;
+}
+
+/**
+ * Asks a human about `request`. Resolves to the answer; "deny" when the
+ * question cannot be answered any more (input ended, connection closed).
+ */
+export type AskHuman = (request: ApprovalRequest, options: AskOptions) => Promise<ApprovalChoice>;
+
+/** Something the user should be told about a decision they did not make by answering. */
+export type ApprovalNotice =
+  | { code: "non_interactive"; request: ApprovalRequest; message: string }
+  | { code: "expired"; request: ApprovalRequest; timeoutMs: number; message: string }
+  | { code: "not_saved_safe_mode"; request: ApprovalRequest; message: string }
+  | { code: "save_failed"; request: ApprovalRequest; error: string; message: string };
+
+/** Options of {@link ApprovalPolicy}. */
+export interface ApprovalPolicyOptions {
+  /** Asks a human; absent for non-interactive runs, which deny what is not allowed. */
+  ask?: AskHuman;
+  /** Saves "always" answers. */
+  store: AlwaysStore;
+  /** Safe mode never saves anything. */
+  safeMode: boolean;
+  /** Rules allowed from the start (config `approvals.allow`); more with {@link ApprovalPolicy.allow}. */
+  allowed?: Iterable<string>;
+  /** How long a question waits; {@link APPROVAL_TIMEOUT_MS} by default. */
+  timeoutMs?: number;
+  /** Receives what the user must be told (denied unasked, expired, not saved). */
+  onNotice?(notice: ApprovalNotice): void;
+}
+
+/**
+ * Decides approval requests for one run (a terminal chat, a dashboard session).
+ *
+ * @example
+ * ```ts
+ * const policy = new ApprovalPolicy({ store, safeMode: false, ask: askOnTerminal });
+ * policy.allow(config.approvals.allow);
+ * const runtime = openRuntime({ approve: policy.decide });
+ * ```
+ */
+export class ApprovalPolicy {
+  readonly #options: ApprovalPolicyOptions;
+  readonly #allowed: Set<string>;
+  readonly #timeoutMs: number;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  /** Creates the policy; nothing is asked until {@link decide} is called. */
+  constructor(options: ApprovalPolicyOptions) {
+    this.#options = options;
+    this.#allowed = new Set(options.allowed ?? []);
+    this.#timeoutMs = options.timeoutMs ?? APPROVAL_TIMEOUT_MS;
+    if (!(this.#timeoutMs > 0)) {
+      throw new RangeError(`Approval timeout must be positive, got ${this.#timeoutMs}`);
+    }
+  }
+
+  /** Allows `ruleKeys` without asking from now on (for example the config's allow list). */
+  allow(ruleKeys: Iterable<string>): void {
+    for (const rule of ruleKeys) this.#allowed.add(rule);
+  }
+
+  /** True when `ruleKey` passes without asking. */
+  allows(ruleKey: string): boolean {
+    return this.#allowed.has(ruleKey);
+  }
+
+  /** Decides one request; pass it as the session's {@link ApprovalHandler}. */
+  readonly decide: ApprovalHandler = (request) => {
+    const answer = this.#queue.then(() => this.#decideNow(request));
+    this.#queue = answer.catch(() => {});
+    return answer;
+  };
+
+  async #decideNow(request: ApprovalRequest): Promise<ApprovalChoice> {
+    if (this.#allowed.has(request.ruleKey)) return "always";
+    const { ask } = this.#options;
+    if (!ask) {
+      this.#notice({
+        code: "non_interactive",
+        request,
+        message: `Denied ${request.tool} command (${request.reason}): ${request.command}. ` +
+          `Non-interactive runs deny dangerous commands; to allow this rule always, ` +
+          `add "${request.ruleKey}" to approvals.allow`,
+      });
+      return "deny";
+    }
+    const choice = await this.#askInTime(ask, request);
+    return choice === "always" ? await this.#always(request) : choice;
+  }
+
+  async #askInTime(ask: AskHuman, request: ApprovalRequest): Promise<ApprovalChoice> {
+    const timeoutMs = this.#timeoutMs;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<"expired">((resolve) => {
+      timer = setTimeout(() => resolve("expired"), timeoutMs);
+    });
+    try {
+      const answer = await Promise.race([
+        ask(request, { timeoutMs, signal: controller.signal }),
+        expired,
+      ]);
+      if (answer !== "expired") return answer;
+    } finally {
+      clearTimeout(timer);
+    }
+    const message = `Denied ${request.tool} command (${request.reason}): ${request.command}. ` +
+      `No answer within ${describeTimeout(timeoutMs)}; silence is not consent`;
+    controller.abort(new ApprovalExpiredError(message));
+    this.#notice({ code: "expired", request, timeoutMs, message });
+    return "deny";
+  }
+
+  async #always(request: ApprovalRequest): Promise<ApprovalChoice> {
+    if (this.#options.safeMode) {
+      this.#allowed.add(request.ruleKey);
+      this.#notice({
+        code: "not_saved_safe_mode",
+        request,
+        message: `Safe mode saves nothing: "${request.ruleKey}" is allowed until this run ends, ` +
+          `not added to approvals.allow`,
+      });
+      return "session";
+    }
+    try {
+      await this.#options.store.add(request.ruleKey);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#notice({
+        code: "save_failed",
+        request,
+        error: reason,
+        message: `Could not save "${request.ruleKey}" to approvals.allow (${reason}); ` +
+          `allowed this once, you will be asked again next time`,
+      });
+      return "once";
+    }
+    this.#allowed.add(request.ruleKey);
+    return "always";
+  }
+
+  #notice(notice: ApprovalNotice): void {
+    this.#options.onNotice?.(notice);
+  }
+}
+
+/** The reason an expired question's signal is aborted with. */
+export class ApprovalExpiredError extends HeraldError {
+  /** Creates the error; `message` says what was denied and after how long. */
+  constructor(message: string) {
+    super("approval_expired", "state", message);
+  }
+}
+
+/** A timeout for people: `120 s`, or `250 ms` below a second. */
+export function describeTimeout(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+}
