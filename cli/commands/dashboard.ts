@@ -13,10 +13,10 @@
  */
 
 import type { Command } from "commander";
-import { fileURLToPath } from "node:url";
 import { HeraldError } from "../../core/errors.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
 import { VERSION } from "../../core/version.ts";
+import { heraldCommand } from "../../adapters/process/mod.ts";
 import { createApp } from "../../server/app.ts";
 import { newSessionToken } from "../../server/auth.ts";
 import { isLoopbackHost } from "../../server/origin.ts";
@@ -67,12 +67,6 @@ function parsePort(value: string): number {
 
 function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-}
-
-/** The `herald` command prefix child processes use: this same program with the same permissions. */
-function heraldCommand(): string[] {
-  const main = fileURLToPath(new URL("../main.ts", import.meta.url));
-  return [Deno.execPath(), "run", "--allow-all", "--quiet", main];
 }
 
 /** Asks `http://host:port/api/status` whether a Herald dashboard answers there. */

@@ -32,7 +32,7 @@ import {
 } from "../_input.ts";
 import { loadProfileConfig, profileCredentials, updateProfileFiles } from "../_profile_io.ts";
 import { runHeraldCli } from "../_cli.ts";
-import { probeMcpServer } from "../mcp_probe.ts";
+import { probeMcpServer } from "../../adapters/mcp/mod.ts";
 
 /** The longest a dashboard check waits for `initialize`, whatever the server's own timeout. */
 const MAX_TEST_SECONDS = 30;

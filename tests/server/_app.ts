@@ -7,7 +7,7 @@
 import type { Hono } from "hono";
 import { createApp } from "../../server/app.ts";
 import type { BindAddress, ServerDeps } from "../../server/deps.ts";
-import { REPO_ROOT } from "../_helpers.ts";
+import { heraldCommand } from "../../adapters/process/mod.ts";
 
 /** The token every test app uses. */
 export const TEST_TOKEN = "test-token-0123456789abcdef";
@@ -29,7 +29,7 @@ export function testDeps(root: string, overrides: Partial<ServerDeps> = {}): Ser
       HERALD_UPDATE_COMMAND: '["true"]',
       HERALD_GATEWAY_RESTART_COMMAND: '["true"]',
     },
-    heraldCommand: [Deno.execPath(), "run", "--allow-all", "--quiet", `${REPO_ROOT}/cli/main.ts`],
+    heraldCommand: heraldCommand(),
     ...overrides,
   };
 }

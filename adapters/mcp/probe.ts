@@ -12,7 +12,7 @@
  * @module
  */
 
-import { childEnvironment, type ProcessGroup, spawnProcessGroup } from "../adapters/process/mod.ts";
+import { childEnvironment, type ProcessGroup, spawnProcessGroup } from "../process/mod.ts";
 
 /** What to check: a command (stdio) or a URL (Streamable HTTP). */
 export interface McpProbeTarget {
