@@ -25,6 +25,7 @@ export * from "./core/models/settings.ts";
 export * from "./core/models/auxiliary.ts";
 export { type ToolOutcome, ToolRegistry } from "./core/tools/registry.ts";
 export * from "./core/tools/types.ts";
+export * from "./core/tools/approval_policy.ts";
 export { newSessionId, openStateStore } from "./adapters/sqlite/mod.ts";
 export { createModelClient } from "./adapters/models/mod.ts";
 export { builtinTools } from "./adapters/tools/mod.ts";

@@ -7,9 +7,10 @@
  */
 
 import { Command } from "commander";
+import type { ProcessEnv } from "../core/config/mod.ts";
 import { VERSION } from "../core/version.ts";
 import { extractGlobalArgs } from "./argv.ts";
-import { type CliContext, createContext, type Env, type Terminal } from "./context.ts";
+import { type CliContext, createContext, type Terminal } from "./context.ts";
 import { EXIT, reportError } from "./errors.ts";
 import type { Output } from "./io.ts";
 import { versionLine } from "./version.ts";
@@ -28,7 +29,7 @@ export { captureOutput, denoOutput } from "./io.ts";
 /** What one run of the program needs from the outside world. */
 export interface RunOptions {
   io: Output;
-  env: Env;
+  env: ProcessEnv;
   /** Standard input and whether it is a terminal; tests pass a stream of their own. */
   terminal?: Terminal;
 }

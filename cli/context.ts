@@ -14,7 +14,7 @@ import {
   missingActiveProfile,
   parseProfileSelector,
 } from "../core/profiles/mod.ts";
-import type { ConfigWarning } from "../core/config/mod.ts";
+import type { ConfigWarning, ProcessEnv } from "../core/config/mod.ts";
 import {
   activeProfilePath,
   ensureProfileHome,
@@ -25,13 +25,10 @@ import {
 } from "../adapters/home/mod.ts";
 import type { Output } from "./io.ts";
 
-/** The environment as a plain record (injected so tests never touch `Deno.env`). */
-export type Env = Record<string, string | undefined>;
-
 /** Shared state handed to every command. */
 export interface CliContext {
   io: Output;
-  env: Env;
+  env: ProcessEnv;
   /** The root home (`HERALD_HOME` or `~/.herald`). */
   root: string;
   /** The selected profile name: `-p`, else the sticky default, else `default`. */
@@ -68,7 +65,7 @@ function emptyInput(): ReadableStream<Uint8Array> {
 /** Builds the context for one run of the program. */
 export function createContext(
   io: Output,
-  env: Env,
+  env: ProcessEnv,
   profileInput: string | undefined,
   terminal: Terminal = {},
 ): CliContext {

@@ -15,6 +15,8 @@ export * from "./session_files.ts";
 export * from "./active_profile.ts";
 export * from "./clone.ts";
 export * from "./profile_meta.ts";
+export * from "./profile_describer.ts";
 export * from "./profile_skills.ts";
 export * from "./credentials.ts";
 export * from "./text_file.ts";
+export * from "./always_store.ts";

@@ -6,7 +6,7 @@
  */
 
 import { join } from "node:path";
-import type { SessionFiles, TranscriptEntry } from "../../core/agent/files.ts";
+import type { SessionFiles, TranscriptEntry } from "../../core/sessions/files.ts";
 import type { ProfilePaths } from "./layout.ts";
 
 /** Session files stored under a profile home. */

@@ -5,7 +5,7 @@
  *
  * {@link openProfileRuntime} needs no CLI context, so the dashboard's
  * WebSocket gateway opens sessions exactly as `herald chat` does, and
- * {@link loadProfileConfig} is the one place where a profile's config and
+ * {@link loadRuntimeConfig} is the one place where a session's config and
  * credentials are read (the dashboard's strict runtime check uses it too).
  *
  * @module
@@ -14,7 +14,12 @@
 import { join } from "node:path";
 import { buildSystemPrompt } from "../../core/agent/prompt.ts";
 import { AgentSession, type AgentSessionOptions } from "../../core/agent/session.ts";
-import { type EnvLookup, type HeraldConfig, parseConfig } from "../../core/config/mod.ts";
+import {
+  type EnvLookup,
+  type HeraldConfig,
+  parseConfig,
+  type ProcessEnv,
+} from "../../core/config/mod.ts";
 import { type ModelSettings, resolveModelSettings } from "../../core/models/settings.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
 import type { SessionStore } from "../../core/sessions/store.ts";
@@ -33,9 +38,6 @@ import { openStateStore } from "../sqlite/mod.ts";
 import { builtinTools, readMemorySnapshot } from "../tools/mod.ts";
 import { createSkillCatalog, createSkillTools } from "../skills/mod.ts";
 import type { SkillCatalog } from "../../core/skills/mod.ts";
-/** The environment as a plain record. */
-export type Env = Record<string, string | undefined>;
-
 /** Choices that shape a chat runtime. */
 export interface RuntimeOptions {
   /** Ignore config.yaml, rules files and plugins; credentials still load. */
@@ -81,18 +83,13 @@ async function readOptional(path: string): Promise<string | undefined> {
   }
 }
 
-/** Credentials: the profile's `.env` first, then the process environment `env`. */
-export async function profileCredentials(paths: ProfilePaths, env: Env): Promise<EnvLookup> {
-  return (await readProfileCredentials(paths, env)).lookup;
-}
-
 /** Reports a problem in a file that did not stop loading (config keys, broken skills). */
 export type WarningSink = (file: string, message: string) => void;
 
-/** What {@link loadProfileConfig} reads besides the profile. */
+/** What {@link loadRuntimeConfig} reads besides the profile. */
 export interface ProfileConfigOptions {
   /** The process environment (credentials fallback after `.env`). */
-  env: Env;
+  env: ProcessEnv;
   /** Ignore config.yaml (defaults only); credentials still load. */
   safeMode: boolean;
   onWarning: WarningSink;
@@ -111,11 +108,11 @@ export interface ProfileConfig {
  *
  * @throws ConfigParseError when config.yaml is not valid YAML.
  */
-export async function loadProfileConfig(
+export async function loadRuntimeConfig(
   paths: ProfilePaths,
   options: ProfileConfigOptions,
 ): Promise<ProfileConfig> {
-  const credentials = await profileCredentials(paths, options.env);
+  const credentials = (await readProfileCredentials(paths, options.env)).lookup;
   const loaded = options.safeMode
     ? parseConfig("", paths.config)
     : await loadConfigFile(paths.config, credentials);
@@ -125,7 +122,7 @@ export async function loadProfileConfig(
 
 /** Options of {@link openProfileRuntime}: the chat choices plus what a CLI context would supply. */
 export interface ProfileRuntimeOptions extends RuntimeOptions {
-  env: Env;
+  env: ProcessEnv;
   onWarning: WarningSink;
 }
 
@@ -138,7 +135,7 @@ export async function openProfileRuntime(
   paths: ProfilePaths,
   options: ProfileRuntimeOptions,
 ): Promise<ChatRuntime> {
-  const { config, credentials } = await loadProfileConfig(paths, options);
+  const { config, credentials } = await loadRuntimeConfig(paths, options);
   const overrides = { model: options.model, provider: options.provider, baseUrl: options.baseUrl };
   const settings = resolveModelSettings(config, credentials, overrides);
   const client = createModelClient(settings);

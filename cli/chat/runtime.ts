@@ -6,11 +6,10 @@
  */
 
 import type { EnvLookup } from "../../core/config/mod.ts";
-import type { ProfilePaths } from "../../adapters/home/mod.ts";
+import { type ProfilePaths, readProfileCredentials } from "../../adapters/home/mod.ts";
 import {
   type ChatRuntime,
   openProfileRuntime,
-  profileCredentials,
   type RuntimeOptions,
 } from "../../adapters/runtime/profile_runtime.ts";
 import type { CliContext } from "../context.ts";
@@ -18,8 +17,8 @@ import type { CliContext } from "../context.ts";
 export type { ChatRuntime, RuntimeOptions } from "../../adapters/runtime/profile_runtime.ts";
 
 /** Credentials: the profile's `.env` first, then the process environment. */
-export function credentialLookup(ctx: CliContext, paths: ProfilePaths): Promise<EnvLookup> {
-  return profileCredentials(paths, ctx.env);
+export async function credentialLookup(ctx: CliContext, paths: ProfilePaths): Promise<EnvLookup> {
+  return (await readProfileCredentials(paths, ctx.env)).lookup;
 }
 
 /** Opens the runtime for the context's profile (creating what is missing of its home). */

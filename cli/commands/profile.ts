@@ -7,14 +7,13 @@
 
 import type { Command } from "commander";
 import { HeraldError } from "../../core/errors.ts";
-import { callAuxiliary } from "../../core/models/auxiliary.ts";
 import {
   DEFAULT_PROFILE,
   DefaultProfileError,
-  describerPrompt,
-  EmptyDescriptionError,
-  isUserAuthored,
-  normalizeDescription,
+  describeProfile,
+  describeProfiles,
+  type DescribeRequest,
+  type DescribeResult,
   parseProfileSelector,
   PROFILE_DESCRIBER_TASK,
   ProfileDeleteRefusedError,
@@ -26,15 +25,13 @@ import {
   type CloneMode,
   createProfile,
   deleteProfile,
-  ensureProfileHome,
   listInstalledSkills,
   listProfiles,
   loadConfigFile,
+  profileDescriberPorts,
   type ProfilePaths,
-  readProfileCredentials,
   readProfileMeta,
   requireProfile,
-  updateProfileMeta,
   writeActiveProfile,
 } from "../../adapters/home/mod.ts";
 import { createModelClient } from "../../adapters/models/mod.ts";
@@ -75,16 +72,6 @@ interface ProfileRow {
   warnings: string[];
 }
 
-/** What `describe` did for one profile. */
-type DescribeResult =
-  | {
-    profile: string;
-    status: "shown" | "set" | "generated" | "kept";
-    description: string;
-    description_auto: boolean;
-  }
-  | { profile: string; status: "failed"; error: { code: string; message: string } };
-
 function usage(message: string): HeraldError {
   return new HeraldError("usage", "usage", message);
 }
@@ -92,11 +79,6 @@ function usage(message: string): HeraldError {
 /** Paths of `name` (any existing profile, `default` included), or of the context's profile. */
 function target(c: CliContext, name: string | undefined): Promise<ProfilePaths> {
   return name === undefined ? c.paths() : requireProfile(c.root, parseProfileSelector(name));
-}
-
-/** Reads profile.yaml, printing a warning when it is corrupt. */
-async function readMeta(c: CliContext, paths: ProfilePaths): Promise<ProfileMeta> {
-  return (await readMetaWithWarning(c, paths)).meta;
 }
 
 /** Reads profile.yaml, printing and returning the warning when it is corrupt. */
@@ -160,44 +142,6 @@ async function confirmByName(c: CliContext, paths: ProfilePaths): Promise<boolea
   } finally {
     await lines.close();
   }
-}
-
-/** Generates and stores a description for one profile (unless it is user-authored). */
-async function autoDescribe(
-  c: CliContext,
-  paths: ProfilePaths,
-  overwrite: boolean,
-): Promise<DescribeResult> {
-  const meta = await readMeta(c, paths);
-  if (isUserAuthored(meta) && !overwrite) {
-    return { profile: paths.name, status: "kept", ...meta };
-  }
-  const env = (await readProfileCredentials(paths, c.env)).lookup;
-  const loaded = await loadConfigFile(paths.config, env);
-  c.warn(paths.config, loaded.warnings);
-  const config = loaded.config;
-  const skills = await listInstalledSkills(paths.home);
-  const prompt = describerPrompt({
-    profile: paths.name,
-    model: config.model.default,
-    provider: config.model.provider,
-    skills,
-  });
-  const answer = await callAuxiliary(
-    createModelClient,
-    config,
-    env,
-    PROFILE_DESCRIBER_TASK,
-    prompt,
-  );
-  const description = normalizeDescription(answer);
-  if (description === "") throw new EmptyDescriptionError(paths.name);
-  await ensureProfileHome(paths);
-  const stored = await updateProfileMeta(paths.profileYaml, {
-    description,
-    description_auto: true,
-  });
-  return { profile: paths.name, status: "generated", ...stored };
 }
 
 function printDescribeResult(c: CliContext, result: DescribeResult, many: boolean): void {
@@ -422,50 +366,25 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
         ? await Promise.all((await listProfiles(c.root)).map((n) => requireProfile(c.root, n)))
         : [await target(c, name)];
 
-      const results: DescribeResult[] = [];
-      const failures: HeraldError[] = [];
-      for (const paths of targets) {
-        if (options.auto) {
-          if (!options.all) {
-            results.push(await autoDescribe(c, paths, options.overwrite ?? false));
-            continue;
-          }
-          try {
-            results.push(await autoDescribe(c, paths, options.overwrite ?? false));
-          } catch (error) {
-            if (!(error instanceof HeraldError)) throw error;
-            failures.push(error);
-            results.push({
-              profile: paths.name,
-              status: "failed",
-              error: { code: error.code, message: error.message },
-            });
-          }
-        } else if (options.text !== undefined) {
-          await ensureProfileHome(paths);
-          const stored = await updateProfileMeta(paths.profileYaml, {
-            description: options.text,
-            description_auto: false,
-          });
-          results.push({ profile: paths.name, status: "set", ...stored });
-        } else {
-          results.push({ profile: paths.name, status: "shown", ...(await readMeta(c, paths)) });
-        }
-      }
+      const request: DescribeRequest = options.auto
+        ? { mode: "auto", overwrite: options.overwrite ?? false }
+        : options.text !== undefined
+        ? { mode: "set", text: options.text }
+        : { mode: "show" };
+      const ports = targets.map((paths) =>
+        profileDescriberPorts(paths, {
+          env: c.env,
+          createClient: createModelClient,
+          onWarning: (message) => c.io.err(`herald: warning: ${message}\n`),
+        })
+      );
+      const { results, error } = options.all
+        ? await describeProfiles(ports, request)
+        : { results: [await describeProfile(ports[0], request)], error: undefined };
 
       if (options.json) printJson(c.io, options.all ? results : results[0]);
       else for (const result of results) printDescribeResult(c, result, options.all ?? false);
 
-      if (failures.length > 0) {
-        const failed = results.filter((r) => r.status === "failed").map((r) => r.profile);
-        throw new HeraldError(
-          "profile_describe_failed",
-          failures.every((error) => error.kind === "usage") ? "usage" : "state",
-          `Could not describe ${failed.length} of ${results.length} profiles (${
-            failed.join(", ")
-          }); ` +
-            "see the messages above",
-        );
-      }
+      if (error) throw error;
     });
 }

@@ -8,5 +8,5 @@ export * from "./prompt.ts";
 export * from "./session.ts";
 export * from "./verifier.ts";
 export * from "./hooks.ts";
-export * from "./files.ts";
+export type { SessionFiles, TranscriptEntry } from "../sessions/files.ts";
 export * from "./history.ts";

@@ -11,10 +11,10 @@
 
 import { NotFoundError } from "../errors.ts";
 import type { ChatMessage, ModelClient, ModelResponse, ToolCall } from "../models/types.ts";
+import type { SessionFiles } from "../sessions/files.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { ToolOutcome, ToolRegistry } from "../tools/registry.ts";
 import type { ApprovalHandler, ApprovalRequest, ToolContext } from "../tools/types.ts";
-import type { SessionFiles } from "./files.ts";
 import { type LlmHooks, runOutputHooks } from "./hooks.ts";
 import { historyFromStored, toNewMessage } from "./history.ts";
 import { MutationTracker } from "./verifier.ts";

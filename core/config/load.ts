@@ -39,6 +39,12 @@ export interface LoadedConfig {
 /** Looks up an environment variable for `${VAR}` references. */
 export type EnvLookup = (name: string) => string | undefined;
 
+/**
+ * The process environment as a plain record, passed in as a parameter (the
+ * CLI context, the runtime) so tests never touch `Deno.env`.
+ */
+export type ProcessEnv = Record<string, string | undefined>;
+
 /** Parses config text, throwing {@link ConfigParseError} at the first problem. */
 function readConfigYaml(text: string, file: string): { doc: YAML.Document; value: unknown } {
   const read = readYaml(text);

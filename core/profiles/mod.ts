@@ -1,6 +1,7 @@
 /**
  * Profiles: naming rules shared by every surface, the sticky default
- * (`active_profile`), `profile.yaml` metadata and generated descriptions.
+ * (`active_profile`), `profile.yaml` metadata, generated descriptions and the
+ * describe use case.
  *
  * @module
  */
@@ -9,4 +10,5 @@ export * from "./names.ts";
 export * from "./active.ts";
 export * from "./meta.ts";
 export * from "./describe.ts";
+export * from "./describe_profile.ts";
 export * from "./errors.ts";

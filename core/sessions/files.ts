@@ -1,6 +1,7 @@
 /**
  * The files a session keeps beside the database: a transcript and, when
- * enabled, request dumps. Declared here, written by adapters/home.
+ * enabled, request dumps. Declared here next to the store contract
+ * (store.ts); written by adapters/home/session_files.ts.
  *
  * @module
  */

@@ -1,10 +1,12 @@
 /**
- * Sessions: the store contract, session search and the JSON views.
+ * Sessions: the store contract, the session files contract, session search
+ * and the JSON views.
  *
  * @module
  */
 
 export type * from "./store.ts";
+export type * from "./files.ts";
 export { MESSAGE_ROLES } from "./store.ts";
 export * from "./fts_query.ts";
 export * from "./search.ts";
