@@ -1,0 +1,86 @@
+/**
+ * The state one gateway connection shares with its method handlers
+ * (server/ws/methods/): the options the server gave it, the sessions the
+ * client started, the approval broker and the way to notify the client.
+ * Private to server/ws/.
+ *
+ * @module
+ */
+
+import type { AgentSession, TurnResult } from "../../core/agent/session.ts";
+import type { SlashRegistry } from "../../core/commands/mod.ts";
+import type { ProfilePaths } from "../../adapters/home/mod.ts";
+import { importLazily } from "../../adapters/lazy.ts";
+import type { ChatRuntime } from "../../adapters/runtime/profile_runtime.ts";
+import type { ApprovalBroker, Notify } from "./approvals.ts";
+import { domainError } from "./jsonrpc.ts";
+import type { LimitedSocket } from "./limits.ts";
+
+/** What a connection needs from the server. */
+export interface GatewayOptions {
+  /** The process environment: the credentials fallback after each profile's `.env`. */
+  env: Record<string, string | undefined>;
+  /**
+   * The profile a call names, or the connection's default when it names
+   * none. Throws (an ApiError 404) for a profile that does not exist.
+   */
+  resolveProfile(name: string | undefined): Promise<ProfilePaths>;
+  /** The client's WebSocket: answers and notifications go out on it, limits close it. */
+  socket: LimitedSocket;
+  /** Working directory of the sessions' tools. */
+  cwd: string;
+  /** How long an approval request waits for an answer before it is denied. */
+  approvalTimeoutMs?: number;
+}
+
+/** A running turn. */
+export interface Turn {
+  controller: AbortController;
+  done: Promise<TurnResult>;
+}
+
+/** One session a client started. */
+export interface GatewaySession {
+  key: string;
+  runtime: ChatRuntime;
+  registry: SlashRegistry;
+  session: AgentSession;
+  turn?: Turn;
+}
+
+/** The state of one connection, owned by the gateway and read by its method handlers. */
+export interface GatewayState {
+  readonly options: GatewayOptions;
+  /** The open sessions, by session key. */
+  readonly sessions: Map<string, GatewaySession>;
+  readonly approvals: ApprovalBroker;
+  /** Sessions being opened by `session.start`, counted against the session limit. */
+  opening: number;
+  /** Set once the connection closed; no session opens after that. */
+  closed: boolean;
+  /** Sends a notification to the client. */
+  notify: Notify;
+}
+
+/**
+ * The runtime assembly (tools, agent, skills, model clients) is loaded on the
+ * first session or runtime check, so an idle dashboard does not hold it.
+ */
+export function runtimeModule(): Promise<
+  typeof import("../../adapters/runtime/profile_runtime.ts")
+> {
+  // Through a variable: Deno pre-loads the graph behind a literal dynamic import.
+  return importLazily("adapters/runtime/profile_runtime.ts");
+}
+
+/** The open session `key`, or a `session_not_found` error. */
+export function findSession(state: GatewayState, key: string): GatewaySession {
+  const entry = state.sessions.get(key);
+  if (!entry) {
+    throw domainError(
+      "session_not_found",
+      `No open session "${key}" on this connection; start one with session.start`,
+    );
+  }
+  return entry;
+}

@@ -1,0 +1,11 @@
+/**
+ * The gateway's JSON-RPC methods, one handler map per domain; the gateway
+ * (server/ws/gateway.ts) merges them for each connection.
+ *
+ * @module
+ */
+
+export { approvalMethods } from "./approval.ts";
+export { commandMethods } from "./commands.ts";
+export { closeSession, GATEWAY_SOURCE, sessionMethods } from "./session.ts";
+export { setupMethods } from "./setup.ts";
