@@ -6,7 +6,7 @@
  */
 
 import { CommanderError } from "commander";
-import { HeraldError } from "../core/errors.ts";
+import { type ErrorKind, HeraldError } from "../core/errors.ts";
 import { type Output, OutputClosedError } from "./io.ts";
 
 /** Exit codes of the `herald` program. */
@@ -17,6 +17,23 @@ export const EXIT = {
   /** The command line or a value typed by the user is wrong. */
   usage: 2,
 } as const;
+
+/**
+ * The exit code of each {@link ErrorKind}: the whole error-to-exit-code
+ * mapping. What the caller can fix by typing something else (a wrong value,
+ * a name that does not exist or already does, a value over a limit) is a
+ * usage error, 2; everything else is 1.
+ */
+export const EXIT_OF_KIND: Readonly<Record<ErrorKind, number>> = {
+  usage: EXIT.usage,
+  not_found: EXIT.usage,
+  conflict: EXIT.usage,
+  too_large: EXIT.usage,
+  parse: EXIT.failure,
+  unavailable: EXIT.failure,
+  state: EXIT.failure,
+  internal: EXIT.failure,
+};
 
 function oneLine(text: string): string {
   return text.replace(/^error:\s*/, "").replace(/\s*\n\s*/g, " ").trim();
@@ -49,7 +66,7 @@ export function reportError(error: unknown, io: Output, debug = false): number {
   }
   if (error instanceof HeraldError) {
     io.err(`herald: ${error.message}\n`);
-    return error.kind === "usage" ? EXIT.usage : EXIT.failure;
+    return EXIT_OF_KIND[error.kind];
   }
   if (error instanceof Deno.errors.PermissionDenied) {
     io.err(`herald: permission denied: ${error.message}\n`);

@@ -1,29 +1,104 @@
 /**
  * Domain errors. Every error Herald raises on purpose is a {@link HeraldError}
- * with a machine-readable `code`; the CLI maps codes to exit statuses and
- * one-line messages in one place (cli/errors.ts), the server maps them to
- * HTTP statuses. Messages say what happened and what to do, quoting the
- * offending value.
+ * with a machine-readable `code`, a {@link ErrorKind} and the `details` a
+ * caller needs to act on it. The kind is the whole mapping: the server turns
+ * it into an HTTP status (server/errors.ts) and the CLI into an exit code
+ * (cli/errors.ts), each in one table. Messages say what happened and what to
+ * do, quoting the offending value.
  *
  * @module
  */
 
-/** Whether an error was caused by what the user typed or by the state around them. */
-export type ErrorKind = "usage" | "state" | "internal";
+/**
+ * What went wrong, as far as a caller cares:
+ *
+ * - `usage`: the request or command line is wrong (a bad name, an unknown key).
+ * - `not_found`: the thing asked for does not exist.
+ * - `conflict`: the thing to create already exists, or the request clashes with the current state.
+ * - `too_large`: a value or text over a size limit; nothing was written.
+ * - `parse`: a file or text that cannot be parsed (the details say where).
+ * - `unavailable`: a resource that is busy or missing right now; trying again may work.
+ * - `state`: something on disk or in the environment is wrong.
+ * - `internal`: a bug in Herald.
+ */
+export type ErrorKind =
+  | "usage"
+  | "not_found"
+  | "conflict"
+  | "too_large"
+  | "parse"
+  | "unavailable"
+  | "state"
+  | "internal";
 
-/** Base class of all deliberate Herald errors. */
+/** Every {@link ErrorKind}, in the order of the list above. */
+export const ERROR_KINDS: readonly ErrorKind[] = [
+  "usage",
+  "not_found",
+  "conflict",
+  "too_large",
+  "parse",
+  "unavailable",
+  "state",
+  "internal",
+];
+
+/**
+ * True for the kinds a caller fixes by asking differently (`usage`,
+ * `not_found`, `conflict`, `too_large`), false for the ones about the
+ * world around them.
+ */
+export function isCallerKind(kind: ErrorKind): boolean {
+  return kind === "usage" || kind === "not_found" || kind === "conflict" || kind === "too_large";
+}
+
+/** One value in {@link HeraldError.details}: plain JSON, so it can go on the wire as it is. */
+export type ErrorDetail = string | number | boolean;
+
+/** The structured facts an error carries (for example `file`, `line`, `column`). */
+export type ErrorDetails = Readonly<Record<string, ErrorDetail>>;
+
+/** Options of {@link HeraldError}: the standard `cause`, plus the error's details. */
+export interface HeraldErrorOptions extends ErrorOptions {
+  /** Structured facts; keys whose value is `undefined` are left out. */
+  details?: Readonly<Record<string, ErrorDetail | undefined>>;
+}
+
+function definedDetails(details: HeraldErrorOptions["details"]): ErrorDetails {
+  const kept: Record<string, ErrorDetail> = {};
+  for (const [key, value] of Object.entries(details ?? {})) {
+    if (value !== undefined) kept[key] = value;
+  }
+  return Object.freeze(kept);
+}
+
+/**
+ * Base class of all deliberate Herald errors.
+ *
+ * @example
+ * ```ts
+ * const error = new HeraldError("board_locked", "unavailable", "The board is busy; try again", {
+ *   details: { board: "kanban.db" },
+ * });
+ * error.kind; // "unavailable": HTTP 503, exit code 1
+ * ```
+ */
 export class HeraldError extends Error {
   /** Machine-readable code, stable across releases (for example `profile_name_invalid`). */
   readonly code: string;
-  /** `usage`: the user asked for something invalid; `state`: something on disk or in the environment is wrong. */
+  /** What went wrong, as far as a caller cares; the server and the CLI map only this. */
   readonly kind: ErrorKind;
+  /** Structured facts (file, line, key, limit, ...); empty when there is nothing more to say. */
+  readonly details: ErrorDetails;
 
-  /** Creates an error with a code, a kind and a one-line message. */
-  constructor(code: string, kind: ErrorKind, message: string, options?: ErrorOptions) {
-    super(message, options);
+  /** Creates an error with a code, a kind, a one-line message and optional details. */
+  constructor(code: string, kind: ErrorKind, message: string, options?: HeraldErrorOptions) {
+    const { details, ...errorOptions } = options ?? {};
+    super(message, options === undefined ? undefined : errorOptions);
     this.name = new.target.name;
     this.code = code;
     this.kind = kind;
+    this.details = definedDetails(details);
   }
 }
 
@@ -35,7 +110,7 @@ export class ProfileNameError extends HeraldError {
     code: "profile_name_invalid" | "profile_name_reserved" | "profile_name_empty",
     message: string,
   ) {
-    super(code, "usage", message);
+    super(code, "usage", message, { details: { input } });
   }
 }
 
@@ -45,8 +120,9 @@ export class ProfileNotFoundError extends HeraldError {
   constructor(readonly profile: string, readonly home: string) {
     super(
       "profile_not_found",
-      "usage",
+      "not_found",
       `Profile "${profile}" does not exist (expected ${home}); create it with \`herald profile create ${profile}\``,
+      { details: { profile, home } },
     );
   }
 }
@@ -55,7 +131,9 @@ export class ProfileNotFoundError extends HeraldError {
 export class ProfileExistsError extends HeraldError {
   /** Creates the error for profile `profile` at `home`. */
   constructor(readonly profile: string, readonly home: string) {
-    super("profile_exists", "usage", `Profile "${profile}" already exists at ${home}`);
+    super("profile_exists", "conflict", `Profile "${profile}" already exists at ${home}`, {
+      details: { profile, home },
+    });
   }
 }
 
@@ -63,7 +141,7 @@ export class ProfileExistsError extends HeraldError {
 export class HomeError extends HeraldError {
   /** Creates the error for `path` with a `reason` that says what to do. */
   constructor(readonly path: string, reason: string) {
-    super("home_unusable", "state", `${path}: ${reason}`);
+    super("home_unusable", "state", `${path}: ${reason}`, { details: { path, reason } });
   }
 }
 
@@ -78,8 +156,9 @@ export class ConfigParseError extends HeraldError {
   ) {
     super(
       "config_parse",
-      "state",
+      "parse",
       `${file}:${line}:${column}: ${reason}; fix the file by hand (Herald leaves it untouched)`,
+      { details: { file, line, column, reason } },
     );
   }
 }
@@ -95,6 +174,7 @@ export class ConfigKeyError extends HeraldError {
         (suggestion
           ? `; did you mean "${suggestion}"?`
           : "; run `herald config show` to see the keys"),
+      { details: { key, suggestion } },
     );
   }
 }
@@ -107,6 +187,8 @@ export class ConfigValueError extends HeraldError {
       "config_invalid_value",
       "usage",
       `Invalid value ${JSON.stringify(value)} for "${key}": ${reason}`,
+      // The value itself stays out: it may be a secret, and the message already quotes it.
+      { details: { key, reason } },
     );
   }
 }
@@ -140,13 +222,14 @@ export class ValueTooLargeError extends HeraldError {
     } limit (${limit} bytes)`;
     super(
       "value_too_large",
-      "usage",
+      "too_large",
       scope === "config_value"
         ? `The value for "${key}" is ${over} for one config value; nothing was written`
         : scope === "env_value"
         ? `The value for "${key}" is ${over} for one .env value; nothing was written`
         : `Writing "${key}" would make config.yaml ${over} for the whole file; ` +
           "nothing was written (remove settings you no longer need)",
+      { details: { scope, key, size, limit } },
     );
   }
 }
@@ -155,7 +238,9 @@ export class ValueTooLargeError extends HeraldError {
 export class EnvFileError extends HeraldError {
   /** Creates the error for `file` with a `reason`. */
   constructor(readonly file: string, readonly reason: string) {
-    super("env_unreadable", "state", `Cannot read ${file}: ${reason}`);
+    super("env_unreadable", "state", `Cannot read ${file}: ${reason}`, {
+      details: { file, reason },
+    });
   }
 }
 
@@ -168,10 +253,11 @@ export class FileLockTimeoutError extends HeraldError {
   constructor(readonly file: string, readonly timeoutMs: number) {
     super(
       "file_lock_timeout",
-      "state",
+      "unavailable",
       `Gave up after ${timeoutMs / 1000} s waiting for another Herald process to finish ` +
         `writing ${file}; nothing was changed. Try again, or stop the stuck process ` +
         "(a stopped `herald` in another terminal, for example)",
+      { details: { file, timeout_ms: timeoutMs } },
     );
   }
 }
@@ -180,7 +266,10 @@ export class FileLockTimeoutError extends HeraldError {
 export class StoreError extends HeraldError {
   /** Creates the error for database `file` with a `reason`. */
   constructor(readonly file: string, readonly reason: string, options?: ErrorOptions) {
-    super("store_failed", "state", `State database ${file}: ${reason}`, options);
+    super("store_failed", "state", `State database ${file}: ${reason}`, {
+      ...options,
+      details: { file, reason },
+    });
   }
 }
 
@@ -188,7 +277,9 @@ export class StoreError extends HeraldError {
 export class NotFoundError extends HeraldError {
   /** Creates the error for a missing `what` (for example `Session`) identified by `id`. */
   constructor(readonly what: string, readonly id: string, hint?: string) {
-    super("not_found", "usage", `${what} "${id}" not found${hint ? `; ${hint}` : ""}`);
+    super("not_found", "not_found", `${what} "${id}" not found${hint ? `; ${hint}` : ""}`, {
+      details: { what, id },
+    });
   }
 }
 
@@ -201,6 +292,12 @@ export type ModelErrorCode =
   | "model_bad_response"
   | "model_not_configured";
 
+function modelErrorKind(code: ModelErrorCode): ErrorKind {
+  if (code === "model_not_configured") return "usage";
+  if (code === "model_rate_limited" || code === "model_unavailable") return "unavailable";
+  return "state";
+}
+
 /** A model or HTTP call that failed; the message says which provider or URL and what to do. */
 export class ModelError extends HeraldError {
   /** Creates the error; `status` is the HTTP status when there was one. */
@@ -211,6 +308,6 @@ export class ModelError extends HeraldError {
     readonly status?: number,
     options?: ErrorOptions,
   ) {
-    super(code, code === "model_not_configured" ? "usage" : "state", message, options);
+    super(code, modelErrorKind(code), message, { ...options, details: { provider, status } });
   }
 }

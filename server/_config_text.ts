@@ -1,13 +1,12 @@
 /**
- * config.yaml as text for the dashboard: dotted-key edits with comments kept,
- * and the parse-error response with file, line and column. Hiding secrets
- * on the way out and putting them back on the way in is core's
- * (`redactConfigText`, `restoreRedactedSecrets` in core/config/redact.ts).
+ * config.yaml as text for the dashboard: dotted-key edits with comments kept.
+ * A parse error is answered by server/errors.ts (422 with file, line and
+ * column). Hiding secrets on the way out and putting them back on the way
+ * in is core's (`redactConfigText`, `restoreRedactedSecrets` in core/config/redact.ts).
  *
  * @module
  */
 
-import type { Context } from "hono";
 import {
   isEnvName,
   isSecretKey,
@@ -15,23 +14,8 @@ import {
   planConfigSet,
   resolveConfigKey,
 } from "../core/config/mod.ts";
-import type { ConfigParseError } from "../core/errors.ts";
 import { ApiError } from "./errors.ts";
 import type { EnvWrite } from "./_profile_io.ts";
-
-/** The 422 answer for text that is not YAML: where the problem is, and nothing written. */
-export function parseErrorResponse(c: Context, error: ConfigParseError): Response {
-  return c.json({
-    error: {
-      code: error.code,
-      message: error.message,
-      file: error.file,
-      line: error.line,
-      column: error.column,
-      reason: error.reason,
-    },
-  }, 422);
-}
 
 /** The outcome of applying dotted-key edits to config text. */
 export interface ConfigEdits {

@@ -20,6 +20,7 @@ export class PluginLoadError extends HeraldError {
       "plugin_load_failed",
       "state",
       `Plugin ${path}: ${reason}; fix it or remove it from plugins: in config.yaml`,
+      { details: { path, reason } },
     );
   }
 }

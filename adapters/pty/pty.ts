@@ -71,9 +71,9 @@ export class PtyUnavailableError extends HeraldError {
   constructor(readonly reason: string, options?: ErrorOptions) {
     super(
       "pty_unavailable",
-      "state",
+      "unavailable",
       `The terminal is not available: ${reason}. Run Herald with --allow-ffi (or -A) to use it`,
-      options,
+      { ...options, details: { reason } },
     );
   }
 }

@@ -190,6 +190,8 @@ export function registerDoctor(program: Command, ctx: () => CliContext): void {
 export class DoctorFailed extends HeraldError {
   /** Creates the error for `count` failed checks. */
   constructor(readonly count: number) {
-    super("doctor_failed", "state", `${count} check${count === 1 ? "" : "s"} failed (see above)`);
+    super("doctor_failed", "state", `${count} check${count === 1 ? "" : "s"} failed (see above)`, {
+      details: { count },
+    });
   }
 }

@@ -96,6 +96,7 @@ export class McpCatalogParamError extends HeraldError {
       "mcp_catalog_param_missing",
       "usage",
       `Catalog entry "${entry}" needs "${param}" (${description.toLowerCase()}); pass it in params`,
+      { details: { entry, param } },
     );
   }
 }

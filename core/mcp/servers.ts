@@ -53,8 +53,9 @@ export class McpServerExistsError extends HeraldError {
   constructor(readonly server: string) {
     super(
       "mcp_server_exists",
-      "usage",
+      "conflict",
       `MCP server "${server}" is already configured; remove it first or choose another name`,
+      { details: { server } },
     );
   }
 }
@@ -68,6 +69,7 @@ export class McpServerNameError extends HeraldError {
       "usage",
       `Invalid MCP server name ${JSON.stringify(input)}: use 1-64 letters, digits, "_" or "-", ` +
         "starting with a letter or digit",
+      { details: { input } },
     );
   }
 }

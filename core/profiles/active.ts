@@ -25,6 +25,7 @@ export class ActiveProfileError extends HeraldError {
       "state",
       `${file} names ${reason}; run \`herald profile use default\` to go back to the default ` +
         "profile, or `herald profile use <name>` to pick another",
+      { details: { file, value } },
     );
   }
 }

@@ -46,6 +46,7 @@ export class EmptyDescriptionError extends HeraldError {
       `The ${PROFILE_DESCRIBER_TASK} model returned an empty description for profile ` +
         `"${profile}"; nothing was written. Try again, or set one with ` +
         `\`herald profile describe ${profile} --text "..."\``,
+      { details: { profile } },
     );
   }
 }

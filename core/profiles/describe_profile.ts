@@ -10,7 +10,7 @@
 
 import type { EnvLookup } from "../config/load.ts";
 import type { HeraldConfig } from "../config/schema.ts";
-import { HeraldError } from "../errors.ts";
+import { type ErrorKind, HeraldError, isCallerKind } from "../errors.ts";
 import { callAuxiliary } from "../models/auxiliary.ts";
 import type { ModelClientFactory } from "../models/settings.ts";
 import {
@@ -122,11 +122,18 @@ export async function describeProfiles(
   const failed = results.filter((r) => r.status === "failed").map((r) => r.profile);
   const error = new HeraldError(
     "profile_describe_failed",
-    failures.every((failure) => failure.kind === "usage") ? "usage" : "state",
+    failureKind(failures),
     `Could not describe ${failed.length} of ${results.length} profiles (${failed.join(", ")}); ` +
       "see the messages above",
   );
   return { results, error };
+}
+
+/** One kind for several failures: theirs when they agree, else `usage` when all are the caller's. */
+function failureKind(failures: readonly HeraldError[]): ErrorKind {
+  const [first] = failures;
+  if (failures.every((failure) => failure.kind === first.kind)) return first.kind;
+  return failures.every((failure) => isCallerKind(failure.kind)) ? "usage" : "state";
 }
 
 /** Generates and stores a description (unless it is user-authored and not to be overwritten). */

@@ -15,6 +15,7 @@ export class DefaultProfileError extends HeraldError {
       "profile_default_protected",
       "usage",
       `The default profile cannot be ${action}: it is the root home that holds every other profile`,
+      { details: { action } },
     );
   }
 }
@@ -36,6 +37,7 @@ export class ProfileDeleteRefusedError extends HeraldError {
         ? `Refusing to delete profile "${profile}" without confirmation: run the command in a ` +
           `terminal to confirm by typing the name, or pass --yes (\`herald profile delete ${profile} --yes\`)`
         : `Profile "${profile}" was not deleted: the name typed did not match`,
+      { details: { profile } },
     );
   }
 }

@@ -12,8 +12,9 @@ export class BundleNotFoundError extends HeraldError {
   constructor(readonly bundle: string, readonly dir: string) {
     super(
       "bundle_not_found",
-      "usage",
+      "not_found",
       `Bundle "${bundle}" not found in ${dir}; list them with \`herald bundles list\``,
+      { details: { bundle, dir } },
     );
   }
 }
@@ -24,8 +25,9 @@ export class BundleExistsError extends HeraldError {
   constructor(readonly bundle: string, readonly file: string) {
     super(
       "bundle_exists",
-      "usage",
+      "conflict",
       `Bundle "${bundle}" already exists at ${file}; use --force to replace it`,
+      { details: { bundle, file } },
     );
   }
 }
@@ -34,7 +36,7 @@ export class BundleExistsError extends HeraldError {
 export class BundleInvalidError extends HeraldError {
   /** Creates the error with the `reason` that says what to fix. */
   constructor(readonly reason: string) {
-    super("bundle_invalid", "usage", reason);
+    super("bundle_invalid", "usage", reason, { details: { reason } });
   }
 }
 
@@ -44,10 +46,11 @@ export class SkillNotFoundError extends HeraldError {
   constructor(readonly skill: string, readonly dir: string, hint?: string) {
     super(
       "skill_not_found",
-      "usage",
+      "not_found",
       `Skill "${skill}" not found in ${dir}${
         hint ? `; ${hint}` : "; list them with `herald skills list`"
       }`,
+      { details: { skill, dir } },
     );
   }
 }

@@ -33,7 +33,7 @@ import { ApiError } from "../errors.ts";
 import { jsonBody, scopedProfile } from "../profile_scope.ts";
 import { objectField, stringField } from "../_input.ts";
 import { loadProfileConfig, updateProfileFiles } from "../_profile_io.ts";
-import { applyConfigEdits, parseErrorResponse } from "../_config_text.ts";
+import { applyConfigEdits } from "../_config_text.ts";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -67,18 +67,13 @@ function configObjectEdits(
 export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
   app.get("/api/config", async (c) => {
     const paths = await scopedProfile(c, deps);
-    try {
-      const loaded = await loadProfileConfig(paths);
-      return c.json({
-        profile: paths.name,
-        file: paths.config,
-        config: redactSecrets(loaded.config),
-        warnings: loaded.warnings,
-      });
-    } catch (error) {
-      if (error instanceof ConfigParseError) return parseErrorResponse(c, error);
-      throw error;
-    }
+    const loaded = await loadProfileConfig(paths);
+    return c.json({
+      profile: paths.name,
+      file: paths.config,
+      config: redactSecrets(loaded.config),
+      warnings: loaded.warnings,
+    });
   });
 
   app.put("/api/config", async (c) => {
@@ -93,32 +88,27 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
         'Send {"config": {...}} (a partial configuration) or {"set": {"dotted.key": value}}',
       );
     }
-    try {
-      // The diff and the edit are planned inside the locks from the file as it is now,
-      // so a change saved meanwhile (another tab, the CLI) is kept.
-      const result = await updateProfileFiles(paths, (text) => {
-        const before = parseConfig(text, paths.config);
-        const edits = [
-          ...(patch ? configObjectEdits(patch, before.config) : []),
-          ...Object.entries(set ?? {}),
-        ];
-        return applyConfigEdits(text, paths.config, edits);
-      });
-      const after = await loadProfileConfig(paths);
-      return c.json({
-        ok: true,
-        profile: paths.name,
-        file: paths.config,
-        changed: result.changed,
-        removed: result.removed,
-        secrets: result.secrets.map((secret) => secret.name),
-        config: redactSecrets(after.config),
-        warnings: after.warnings,
-      });
-    } catch (error) {
-      if (error instanceof ConfigParseError) return parseErrorResponse(c, error);
-      throw error;
-    }
+    // The diff and the edit are planned inside the locks from the file as it is now,
+    // so a change saved meanwhile (another tab, the CLI) is kept.
+    const result = await updateProfileFiles(paths, (text) => {
+      const before = parseConfig(text, paths.config);
+      const edits = [
+        ...(patch ? configObjectEdits(patch, before.config) : []),
+        ...Object.entries(set ?? {}),
+      ];
+      return applyConfigEdits(text, paths.config, edits);
+    });
+    const after = await loadProfileConfig(paths);
+    return c.json({
+      ok: true,
+      profile: paths.name,
+      file: paths.config,
+      changed: result.changed,
+      removed: result.removed,
+      secrets: result.secrets.map((secret) => secret.name),
+      config: redactSecrets(after.config),
+      warnings: after.warnings,
+    });
   });
 
   app.get("/api/config/raw", async (c) => {
@@ -157,13 +147,9 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
           "text, so a change saved since is not overwritten",
       );
     }
-    let data: Record<string, unknown>;
-    try {
-      data = (parseConfigDocument(text, paths.config).toJS() ?? {}) as Record<string, unknown>;
-    } catch (error) {
-      if (error instanceof ConfigParseError) return parseErrorResponse(c, error);
-      throw error;
-    }
+    // Text that is not YAML throws ConfigParseError: a 422 with file, line and column.
+    const document = parseConfigDocument(text, paths.config);
+    const data = (document.toJS() ?? {}) as Record<string, unknown>;
     await ensureProfileHome(paths);
     // The whole file is replaced, which cannot be merged with a change made since the
     // editor loaded it: inside the lock, the file must still be at the version it was sent.

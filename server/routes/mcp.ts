@@ -38,13 +38,6 @@ import { probeMcpServer } from "../../adapters/mcp/mod.ts";
 const MAX_TEST_SECONDS = 30;
 const CLI_TIMEOUT_MS = 60_000;
 
-function exists(error: unknown): never {
-  if (error instanceof McpServerExistsError) {
-    throw new ApiError(409, error.code, error.message);
-  }
-  throw error;
-}
-
 function lastLine(text: string): string {
   return text.trim().split("\n").pop()?.replace(/^herald:\s*/, "") ?? "";
 }
@@ -76,17 +69,12 @@ export function registerMcpRoutes(app: Hono, deps: ServerDeps): void {
       timeout,
       enabled: booleanField(body, "enabled"),
     };
-    let plan;
-    try {
-      // Planned inside the locks from the current file: a server added meanwhile is kept,
-      // and the same name added twice is a 409.
-      plan = await updateProfileFiles(
-        paths,
-        (current) => planMcpServerAdd(current, paths.config, input),
-      );
-    } catch (error) {
-      exists(error);
-    }
+    // Planned inside the locks from the current file: a server added meanwhile is kept,
+    // and the same name added twice is a 409 (McpServerExistsError is a conflict).
+    const plan = await updateProfileFiles(
+      paths,
+      (current) => planMcpServerAdd(current, paths.config, input),
+    );
     const loaded = await loadProfileConfig(paths);
     const server = describeMcpServers(loaded.config.mcp_servers).find((s) => s.name === name);
     return c.json({
@@ -208,7 +196,7 @@ export function registerMcpRoutes(app: Hono, deps: ServerDeps): void {
     const rendered = renderMcpCatalogEntry(entry, stringRecordField(body, "params") ?? {});
     const serverName = stringField(body, "server_name")?.trim() || entry.name;
     if (Object.hasOwn((await loadProfileConfig(paths)).config.mcp_servers, serverName)) {
-      exists(new McpServerExistsError(serverName));
+      throw new McpServerExistsError(serverName);
     }
     // `--opt=value` keeps values that start with a dash (or -p) away from option parsing.
     const args = [

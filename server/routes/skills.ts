@@ -9,8 +9,6 @@
 import type { Hono } from "hono";
 import { createSlashRegistry } from "../../core/commands/mod.ts";
 import {
-  BundleExistsError,
-  BundleInvalidError,
   BundleNotFoundError,
   findBundle,
   skillFields,
@@ -24,7 +22,6 @@ import {
   saveBundle,
 } from "../../adapters/skills/mod.ts";
 import type { ServerDeps } from "../deps.ts";
-import { ApiError } from "../errors.ts";
 import { jsonBody, scopedProfile } from "../profile_scope.ts";
 import { booleanField, optionalJsonBody, stringArrayField, stringField } from "../_input.ts";
 
@@ -35,14 +32,6 @@ function skillView(skill: SkillInfo, available: boolean) {
     path: skill.relDir,
     available,
   };
-}
-
-/** Bundle errors as HTTP: missing is 404, existing is 409, invalid is 400. */
-function bundleError(error: unknown): never {
-  if (error instanceof BundleNotFoundError) throw new ApiError(404, error.code, error.message);
-  if (error instanceof BundleExistsError) throw new ApiError(409, error.code, error.message);
-  if (error instanceof BundleInvalidError) throw new ApiError(400, error.code, error.message);
-  throw error;
 }
 
 /** Registers the skills routes. */
@@ -78,7 +67,7 @@ export function registerSkillsRoutes(app: Hono, deps: ServerDeps): void {
     const name = c.req.param("name");
     const snapshot = await createSkillCatalog(paths.home).snapshot();
     const bundle = findBundle(snapshot.bundles, name);
-    if (!bundle) bundleError(new BundleNotFoundError(name, bundlesDir(paths.home)));
+    if (!bundle) throw new BundleNotFoundError(name, bundlesDir(paths.home));
     return c.json({ profile: paths.name, bundle: summarizeBundle(bundle, snapshot, builtins()) });
   });
 
@@ -87,17 +76,12 @@ export function registerSkillsRoutes(app: Hono, deps: ServerDeps): void {
     const paths = await scopedProfile(c, deps, body);
     const name = stringField(body, "name", true);
     const skills = stringArrayField(body, "skills") ?? [];
-    let saved;
-    try {
-      saved = await saveBundle(paths.home, {
-        name,
-        skills,
-        description: stringField(body, "description"),
-        instruction: stringField(body, "instruction"),
-      }, { force: booleanField(body, "force") ?? false });
-    } catch (error) {
-      bundleError(error);
-    }
+    const saved = await saveBundle(paths.home, {
+      name,
+      skills,
+      description: stringField(body, "description"),
+      instruction: stringField(body, "instruction"),
+    }, { force: booleanField(body, "force") ?? false });
     const snapshot = await createSkillCatalog(paths.home).snapshot();
     const bundle = findBundle(snapshot.bundles, saved.slug);
     return c.json({
@@ -114,12 +98,7 @@ export function registerSkillsRoutes(app: Hono, deps: ServerDeps): void {
     const body = await optionalJsonBody(c);
     const paths = await scopedProfile(c, deps, body);
     const name = c.req.param("name");
-    let file: string;
-    try {
-      file = await deleteBundle(paths.home, name);
-    } catch (error) {
-      bundleError(error);
-    }
+    const file = await deleteBundle(paths.home, name);
     return c.json({ ok: true, profile: paths.name, deleted: name, file });
   });
 }

@@ -19,7 +19,7 @@ function tooLarge(key: string, limit: number) {
   return (error: unknown) => {
     assert.ok(error instanceof ValueTooLargeError, String(error));
     assert.equal(error.code, "value_too_large");
-    assert.equal(error.kind, "usage");
+    assert.equal(error.kind, "too_large");
     assert.equal(error.key, key);
     assert.equal(error.limit, limit);
     assert.ok(error.size > limit);
