@@ -21,18 +21,7 @@
  * - `state`: something on disk or in the environment is wrong.
  * - `internal`: a bug in Herald.
  */
-export type ErrorKind =
-  | "usage"
-  | "not_found"
-  | "conflict"
-  | "too_large"
-  | "parse"
-  | "unavailable"
-  | "state"
-  | "internal";
-
-/** Every {@link ErrorKind}, in the order of the list above. */
-export const ERROR_KINDS: readonly ErrorKind[] = [
+export const ERROR_KINDS = [
   "usage",
   "not_found",
   "conflict",
@@ -41,7 +30,10 @@ export const ERROR_KINDS: readonly ErrorKind[] = [
   "unavailable",
   "state",
   "internal",
-];
+] as const;
+
+/** One of {@link ERROR_KINDS}. */
+export type ErrorKind = typeof ERROR_KINDS[number];
 
 /**
  * True for the kinds a caller fixes by asking differently (`usage`,

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import {
   ConfigParseError,
   ConfigValueError,
+  ERROR_KINDS,
   HeraldError,
   isCallerKind,
   ModelError,
@@ -50,17 +51,7 @@ Deno.test("model errors are unavailable when the provider is busy or down", () =
 
 Deno.test("caller kinds are the ones fixed by asking differently", () => {
   assert.deepEqual(
-    ([
-      "usage",
-      "not_found",
-      "conflict",
-      "too_large",
-      "parse",
-      "unavailable",
-      "state",
-      "internal",
-    ] as const)
-      .filter(isCallerKind),
+    ERROR_KINDS.filter(isCallerKind),
     ["usage", "not_found", "conflict", "too_large"],
   );
 });
