@@ -10,8 +10,7 @@
 
 import { join } from "node:path";
 import { z } from "zod";
-import { ToolError } from "../../core/tools/types.ts";
-import { defineTypedTool, type TypedTool } from "./_typed.ts";
+import { defineTypedTool, ToolError, type TypedTool } from "../../core/tools/types.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/file_lock.ts";
 import { readTextOrEmpty } from "../home/text_file.ts";

@@ -15,7 +15,7 @@ export * from "./lint.ts";
 export * from "./memory.ts";
 export * from "./terminal.ts";
 export { resolveToolPath } from "./_paths.ts";
-export type { TypedTool } from "./_typed.ts";
+export type { TypedTool } from "../../core/tools/types.ts";
 
 /** Options of {@link builtinTools}. */
 export interface BuiltinToolsOptions {

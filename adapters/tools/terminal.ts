@@ -12,14 +12,13 @@
 
 import { z } from "zod";
 import { detectDangerousCommand } from "../../core/tools/dangerous.ts";
-import { ToolError } from "../../core/tools/types.ts";
+import { defineTypedTool, ToolError, type TypedTool } from "../../core/tools/types.ts";
 import {
   childEnvironment,
   type ProcessGroup,
   type SignalSender,
   spawnProcessGroup,
 } from "../process/mod.ts";
-import { defineTypedTool, type TypedTool } from "./_typed.ts";
 import { resolveToolPath, userHome } from "./_paths.ts";
 
 /** Seconds a command may run when the model gives no timeout. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { TypedTool } from "../_typed.ts";
+import type { TypedTool } from "../../../core/tools/types.ts";
 import type { FileToolsOptions } from "./_common.ts";
 import { createPatchTool, type PatchArgs, type PatchResult } from "./patch.ts";
 import { createReadFileTool, type ReadFileArgs, type ReadResult } from "./read_file.ts";

@@ -6,8 +6,7 @@
  */
 
 import { z } from "zod";
-import { ToolError } from "../../../core/tools/types.ts";
-import { defineTypedTool, type TypedTool } from "../_typed.ts";
+import { defineTypedTool, ToolError, type TypedTool } from "../../../core/tools/types.ts";
 import { type FileToolsOptions, pathResolver, readWholeText } from "./_common.ts";
 import { writeChecked, type WriteResult } from "./write_file.ts";
 

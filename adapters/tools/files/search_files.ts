@@ -8,9 +8,8 @@
 
 import { join, relative } from "node:path";
 import { z } from "zod";
-import { ToolError } from "../../../core/tools/types.ts";
+import { defineTypedTool, ToolError, type TypedTool } from "../../../core/tools/types.ts";
 import { displayPath } from "../_paths.ts";
-import { defineTypedTool, type TypedTool } from "../_typed.ts";
 import { type FileToolsOptions, fsError, looksBinary, pathResolver } from "./_common.ts";
 import { globToRegExp } from "./glob.ts";
 

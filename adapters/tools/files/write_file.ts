@@ -8,9 +8,13 @@
 
 import { dirname } from "node:path";
 import { z } from "zod";
-import { type LintResult, ToolError } from "../../../core/tools/types.ts";
+import {
+  defineTypedTool,
+  type LintResult,
+  ToolError,
+  type TypedTool,
+} from "../../../core/tools/types.ts";
 import { writeFileAtomic } from "../../fs/atomic.ts";
-import { defineTypedTool, type TypedTool } from "../_typed.ts";
 import { lintFile } from "../lint.ts";
 import { type FileToolsOptions, fsError, pathResolver } from "./_common.ts";
 
