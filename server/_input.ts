@@ -61,7 +61,7 @@ export async function optionalJsonBody(c: Context): Promise<Body> {
 }
 
 /** A JSON object body; anything else (none, not JSON, not an object) is a 400. */
-export async function requiredJsonBody(c: Context): Promise<Body> {
+export async function jsonBody(c: Context): Promise<Body> {
   return parseJsonObject(await bodyText(c));
 }
 

@@ -12,7 +12,6 @@ import { DEFAULT_PROFILE, parseProfileSelector } from "../core/profiles/mod.ts";
 import { profileExists, type ProfilePaths, profilePaths } from "../adapters/home/mod.ts";
 import type { ServerDeps } from "./deps.ts";
 import { ApiError } from "./errors.ts";
-import { requiredJsonBody } from "./_input.ts";
 
 /** The `profile` a request names: the JSON body's field wins over the query string. */
 export function requestedProfile(c: Context, body?: unknown): string | undefined {
@@ -54,9 +53,4 @@ export async function scopedProfile(
     throw new ApiError(404, "profile_not_found", `Profile "${name}" not found`);
   }
   return paths;
-}
-
-/** Reads a JSON object body; a missing or invalid body is a 400, one too large a 413. */
-export function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  return requiredJsonBody(c);
 }

@@ -30,8 +30,8 @@ import {
 } from "../../adapters/home/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { jsonBody, scopedProfile } from "../profile_scope.ts";
-import { objectField, stringField } from "../_input.ts";
+import { scopedProfile } from "../profile_scope.ts";
+import { jsonBody, objectField, stringField } from "../_input.ts";
 import { loadProfileConfig, updateProfileFiles } from "../_profile_io.ts";
 import { applyConfigEdits } from "../_config_text.ts";
 

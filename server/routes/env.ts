@@ -11,8 +11,8 @@ import { redact } from "../../core/config/mod.ts";
 import { ensureProfileHome, readEnvFile, writeEnvValue } from "../../adapters/home/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { jsonBody, scopedProfile } from "../profile_scope.ts";
-import { optionalJsonBody, stringField } from "../_input.ts";
+import { scopedProfile } from "../profile_scope.ts";
+import { jsonBody, optionalJsonBody, stringField } from "../_input.ts";
 import { removeEnvVariables } from "../_profile_io.ts";
 import { envUsage } from "../_env_usage.ts";
 

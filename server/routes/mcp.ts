@@ -21,9 +21,10 @@ import {
 import { redactText } from "../../core/config/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { jsonBody, scopedProfile } from "../profile_scope.ts";
+import { scopedProfile } from "../profile_scope.ts";
 import {
   booleanField,
+  jsonBody,
   numberField,
   optionalJsonBody,
   stringArrayField,

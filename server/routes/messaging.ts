@@ -16,8 +16,14 @@ import {
 } from "../../core/messaging/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { jsonBody, scopedProfile } from "../profile_scope.ts";
-import { booleanField, optionalJsonBody, stringArrayField, stringRecordField } from "../_input.ts";
+import { scopedProfile } from "../profile_scope.ts";
+import {
+  booleanField,
+  jsonBody,
+  optionalJsonBody,
+  stringArrayField,
+  stringRecordField,
+} from "../_input.ts";
 import {
   loadProfileConfig,
   type ProfileCredentials,

@@ -24,8 +24,8 @@ import { PROFILE_DESCRIBER_TASK } from "../../core/profiles/mod.ts";
 import { type ProfilePaths, readConfigText } from "../../adapters/home/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { jsonBody, scopedProfile } from "../profile_scope.ts";
-import { numberField, stringField } from "../_input.ts";
+import { scopedProfile } from "../profile_scope.ts";
+import { jsonBody, numberField, stringField } from "../_input.ts";
 import { type ProfileCredentials, profileCredentials, updateProfileFiles } from "../_profile_io.ts";
 import { applyConfigEdits } from "../_config_text.ts";
 

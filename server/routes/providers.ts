@@ -23,8 +23,8 @@ import {
 import { ensureProfileHome, readEnvFile, writeEnvValue } from "../../adapters/home/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { jsonBody, scopedProfile } from "../profile_scope.ts";
-import { optionalJsonBody, stringField } from "../_input.ts";
+import { scopedProfile } from "../profile_scope.ts";
+import { jsonBody, optionalJsonBody, stringField } from "../_input.ts";
 
 /** How long a started sign-in may wait for its code. */
 const STATE_TTL_MS = 10 * 60 * 1000;

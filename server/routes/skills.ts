@@ -22,8 +22,14 @@ import {
   saveBundle,
 } from "../../adapters/skills/mod.ts";
 import type { ServerDeps } from "../deps.ts";
-import { jsonBody, scopedProfile } from "../profile_scope.ts";
-import { booleanField, optionalJsonBody, stringArrayField, stringField } from "../_input.ts";
+import { scopedProfile } from "../profile_scope.ts";
+import {
+  booleanField,
+  jsonBody,
+  optionalJsonBody,
+  stringArrayField,
+  stringField,
+} from "../_input.ts";
 
 function skillView(skill: SkillInfo, available: boolean) {
   return {
