@@ -23,6 +23,8 @@ import {
   requireProfile,
   resolveRoot,
 } from "../adapters/home/mod.ts";
+import type { ProfileContext } from "../core/usecases/ports.ts";
+import { openProfileContext } from "../adapters/runtime/profile_context.ts";
 import type { Output } from "./io.ts";
 
 /** Shared state handed to every command. */
@@ -41,6 +43,11 @@ export interface CliContext {
   paths(): Promise<ProfilePaths>;
   /** Like {@link paths}, and creates whatever is missing of the home first. */
   home(): Promise<ProfilePaths>;
+  /**
+   * The selected profile as the use cases in core/usecases/ take it (its
+   * home created first), wired by adapters/runtime/profile_context.ts.
+   */
+  profileContext(): Promise<ProfileContext>;
   /** Prints config warnings on standard error. */
   warn(file: string, warnings: readonly ConfigWarning[]): void;
   /** Standard input as bytes (taken only when a command reads it). */
@@ -107,6 +114,11 @@ export function createContext(
       const resolved = await paths();
       await ensureProfileHome(resolved);
       return resolved;
+    },
+    async profileContext() {
+      const resolved = await paths();
+      await ensureProfileHome(resolved);
+      return openProfileContext(resolved, env);
     },
     warn(file, warnings) {
       for (const warning of warnings) io.err(`herald: warning: ${file}: ${warning.message}\n`);

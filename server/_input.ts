@@ -7,6 +7,8 @@
  */
 
 import type { Context } from "hono";
+import type { z } from "zod";
+import { parseInput } from "../core/validation.ts";
 import { ApiError } from "./errors.ts";
 import { MAX_REQUEST_BODY_BYTES } from "./limits.ts";
 
@@ -153,4 +155,23 @@ export function intQuery(
     throw bad(`?${name} must be a whole number from ${bounds.min} to ${bounds.max}; got "${raw}"`);
   }
   return value;
+}
+
+/**
+ * The JSON body checked by `schema` (a zod object schema): a body that is
+ * missing, not a JSON object or does not fit is a 400 naming each field.
+ * With `optional`, a request without a body is checked as `{}`.
+ *
+ * @example
+ * ```ts
+ * const body = await parseBody(c, z.object({ key: z.string(), value: z.string() }));
+ * ```
+ */
+export async function parseBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  options: { optional?: boolean } = {},
+): Promise<z.output<S>> {
+  const body = options.optional ? await optionalJsonBody(c) : await jsonBody(c);
+  return parseInput(schema, body, "The request body");
 }

@@ -10,6 +10,8 @@
 import type { Context } from "hono";
 import { DEFAULT_PROFILE, parseProfileSelector } from "../core/profiles/mod.ts";
 import { profileExists, type ProfilePaths, profilePaths } from "../adapters/home/mod.ts";
+import type { ProfileContext } from "../core/usecases/ports.ts";
+import { openProfileContext } from "../adapters/runtime/profile_context.ts";
 import type { ServerDeps } from "./deps.ts";
 import { ApiError } from "./errors.ts";
 
@@ -53,4 +55,18 @@ export async function scopedProfile(
     throw new ApiError(404, "profile_not_found", `Profile "${name}" not found`);
   }
   return paths;
+}
+
+/**
+ * The profile a request is scoped to, as the use cases in core/usecases/
+ * take it (see {@link scopedProfile} for how it is chosen).
+ *
+ * @throws ApiError 404 for a profile that does not exist (or that a pinned server does not serve).
+ */
+export async function scopedContext(
+  c: Context,
+  deps: ServerDeps,
+  body?: unknown,
+): Promise<ProfileContext> {
+  return openProfileContext(await scopedProfile(c, deps, body), deps.env);
 }

@@ -19,8 +19,9 @@
  * @module
  */
 
-import { z } from "zod";
+import type { z } from "zod";
 import { HeraldError } from "../../core/errors.ts";
+import { describeIssues } from "../../core/validation.ts";
 import { ApiError } from "../errors.ts";
 import {
   MAX_RPC_BATCH_CALLS,
@@ -83,12 +84,6 @@ export interface RpcMethod {
    * @throws RpcError -32602 when the params do not fit the method.
    */
   call(params: unknown, name: string): Promise<unknown>;
-}
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`)
-    .join("; ");
 }
 
 /** Declares a method whose params are checked by the zod schema `params`. */
