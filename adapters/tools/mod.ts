@@ -23,6 +23,8 @@ export interface BuiltinToolsOptions {
   diagnostics?: FileToolsOptions["diagnostics"];
   /** Folder that `~` expands to; defaults to the user's home. */
   homeDir?: string;
+  /** Nothing outside this folder is written by the file tools (see {@link FileToolsOptions.writeSafeRoot}). */
+  writeSafeRoot?: string;
   terminal?: Omit<TerminalOptions, "homeDir">;
   memory?: MemoryToolOptions;
 }
@@ -39,7 +41,11 @@ export interface BuiltinToolsOptions {
  * ```
  */
 export function builtinTools(options: BuiltinToolsOptions = {}): Tool[] {
-  const files = createFileTools({ diagnostics: options.diagnostics, homeDir: options.homeDir });
+  const files = createFileTools({
+    diagnostics: options.diagnostics,
+    homeDir: options.homeDir,
+    writeSafeRoot: options.writeSafeRoot,
+  });
   return [
     erase(createTerminalTool({ ...options.terminal, homeDir: options.homeDir })),
     erase(files.readFile),

@@ -19,7 +19,7 @@ import type { Hono } from "hono";
 import { fileURLToPath } from "node:url";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { type ActionKind, ActionRunner } from "../actions.ts";
+import { type ActionKind, ActionRunner } from "../action_runner.ts";
 import { checkoutHead } from "../_git.ts";
 import { childEnv, commandFromEnv } from "../_cli.ts";
 import { intQuery, optionalJsonBody } from "../_input.ts";

@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import { closest } from "../../../core/_util/suggest.ts";
 import { ToolError } from "../../../core/tools/types.ts";
 import { resolveToolPath, userHome } from "../_paths.ts";
+import type { WriteGuardOptions } from "./_write_guard.ts";
 
 /** Options shared by the file tools (see `createFileTools`). */
 export interface FileToolsOptions {
@@ -21,11 +22,21 @@ export interface FileToolsOptions {
   diagnostics?: (path: string) => Promise<string>;
   /** Folder that `~` expands to; defaults to the user's home (`HOME`). */
   homeDir?: string;
+  /**
+   * Nothing outside this folder is written (`HERALD_WRITE_SAFE_ROOT` or
+   * `tools.write_safe_root`); absent: no write root.
+   */
+  writeSafeRoot?: string;
 }
 
 /** Resolves a tool's path argument against the working directory; `~` is read at each call. */
 export function pathResolver(options: FileToolsOptions): (path: string, cwd: string) => string {
   return (path, cwd) => resolveToolPath(path, cwd, options.homeDir ?? userHome());
+}
+
+/** The write guard's options from the file tools' options. */
+export function guardOptions(options: FileToolsOptions): WriteGuardOptions {
+  return { userHome: options.homeDir ?? userHome(), writeSafeRoot: options.writeSafeRoot };
 }
 
 /** Stats a path for reading; refuses missing files, folders and devices with a clear error. */

@@ -7,7 +7,8 @@
 
 import { z } from "zod";
 import { defineTypedTool, ToolError, type TypedTool } from "../../../core/tools/types.ts";
-import { type FileToolsOptions, pathResolver, readWholeText } from "./_common.ts";
+import { type FileToolsOptions, guardOptions, pathResolver, readWholeText } from "./_common.ts";
+import { guardWrite } from "./_write_guard.ts";
 import { writeChecked, type WriteResult } from "./write_file.ts";
 
 /** Result of `patch`: its inner write plus the number of replacements. */
@@ -56,6 +57,7 @@ export function createPatchTool(options: FileToolsOptions = {}): TypedTool<Patch
           "old_string is empty; give the exact text to replace, or use write_file to write a whole file",
         );
       }
+      await guardWrite("patch", path, context, guardOptions(options));
       const text = await readWholeText(path);
       const count = countOccurrences(text, args.old_string);
       if (count === 0) {

@@ -16,7 +16,8 @@ import {
 } from "../../../core/tools/types.ts";
 import { writeFileAtomic } from "../../fs/atomic.ts";
 import { lintFile } from "../lint.ts";
-import { type FileToolsOptions, fsError, pathResolver } from "./_common.ts";
+import { type FileToolsOptions, fsError, guardOptions, pathResolver } from "./_common.ts";
+import { guardWrite } from "./_write_guard.ts";
 
 /** Result of `write_file`. */
 export interface WriteResult {
@@ -60,8 +61,11 @@ export function createWriteFileTool(
       "Returns bytes_written and a syntax check (`lint`) for JSON, YAML, TypeScript/JavaScript and Python. " +
       "Prefer `patch` for small edits to an existing file.",
     schema: writeArgs,
-    run: (args, context) =>
-      writeChecked(resolvePath(args.path, context.cwd), args.content, options.diagnostics),
+    async run(args, context) {
+      const path = resolvePath(args.path, context.cwd);
+      await guardWrite("write_file", path, context, guardOptions(options));
+      return await writeChecked(path, args.content, options.diagnostics);
+    },
     mutatedPath: (args, context) => resolvePath(args.path, context.cwd),
   });
 }

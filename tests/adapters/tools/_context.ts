@@ -15,7 +15,11 @@ export interface TestContext extends ToolContext {
   approvals: SentApproval[];
 }
 
-/** Builds a context rooted at `cwd`; `approve` answers approval requests (default: deny). */
+/**
+ * Builds a context rooted at `cwd`; `approve` answers approval requests
+ * (default: deny). The profile home defaults to `<cwd>/.herald-home`, a
+ * folder of its own as in real use (the file tools refuse to write a home).
+ */
 export function toolContext(options: {
   cwd: string;
   home?: string;
@@ -27,7 +31,7 @@ export function toolContext(options: {
   return {
     sessionId: options.sessionId ?? "ses_test",
     cwd: options.cwd,
-    home: options.home ?? options.cwd,
+    home: options.home ?? `${options.cwd}/.herald-home`,
     signal: options.signal ?? new AbortController().signal,
     approvals,
     approve(request) {

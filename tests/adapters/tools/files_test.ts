@@ -169,12 +169,12 @@ Deno.test("write_file expands ~ to the home folder", async () => {
   await using dir = await tempDir();
   const home = join(dir.path, "home");
   const tools = createFileTools({ homeDir: home });
-  const result = await tools.writeFile.run(
-    { path: "~/x/y.txt", content: "hi" },
-    toolContext({ cwd: join(dir.path, "elsewhere") }),
-  );
+  // Outside the working directory: written once the user approves it.
+  const ctx = toolContext({ cwd: join(dir.path, "elsewhere"), approve: true });
+  const result = await tools.writeFile.run({ path: "~/x/y.txt", content: "hi" }, ctx);
   assert.equal(result.path, join(home, "x/y.txt"));
   assert.equal(await Deno.readTextFile(join(home, "x/y.txt")), "hi");
+  assert.equal(ctx.approvals.length, 1);
 });
 
 // --- patch -----------------------------------------------------------------------
