@@ -115,6 +115,14 @@ export function createTerminalTool(
       await checkDirectory(cwd);
 
       const danger = detectDangerousCommand(args.command);
+      if (danger?.hardline) {
+        // Never asked: no answer, "always" rule or yolo mode runs these.
+        throw new ToolError(
+          "blocked",
+          `Blocked: ${danger.reason}. Herald never runs this command, even when approved; ` +
+            "do not retry it. Ask the user to run it themselves if it is truly intended.",
+        );
+      }
       if (danger) {
         const approved = await context.approve({
           tool: "terminal",

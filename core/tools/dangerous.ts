@@ -12,52 +12,76 @@
  * `sh -c` and friends, `eval`, and command substitutions (`$(...)`,
  * backticks, `<(...)`), even inside double quotes.
  *
+ * Two classes: most matches ask the user; a `hardline` match (the target is
+ * catastrophic: the filesystem root, the home folder or a system folder, a
+ * disk, a fork bomb, a download piped into a shell, every process) is
+ * refused outright, never covered by an "always" answer or yolo mode.
+ * Rule keys name the rule and its targets (`rm_recursive:build`), so
+ * approving one delete does not approve another.
+ *
  * @module
  */
 
 import { parseShell, type SimpleCommand } from "./shell_lexer.ts";
 import { basename, parseArgs, skipOptions, unwrap } from "./shell_words.ts";
 
-/** Why a command needs approval: a stable rule key and a short reason for the user. */
+/** Why a command needs approval, or is refused. */
 export interface DangerMatch {
-  /** Stable identifier of the matched rule, used for "session"/"always" approvals. */
+  /**
+   * The matched rule and its targets, used for "session"/"always" approvals:
+   * `rm_recursive:build`, `git_push_force:origin main`, `git_reset_hard`.
+   */
   ruleKey: string;
   /** Short human-readable reason, e.g. `recursive delete`. */
   reason: string;
+  /** True when the command is refused outright: no approval, "always" or yolo runs it. */
+  hardline?: true;
 }
 
 /**
- * Returns the first dangerous pattern found in a shell command, or `null`.
+ * Returns the dangerous pattern found in a shell command, or `null`. A
+ * hardline match anywhere in the command wins over an ordinary one.
  *
  * @example
  * ```ts
  * detectDangerousCommand("cd build && sudo rm -rf out");
- * // { ruleKey: "rm_recursive", reason: "recursive delete (rm -r)" }
+ * // { ruleKey: "rm_recursive:out", reason: "recursive delete (rm -r)" }
+ * detectDangerousCommand("rm -rf ~"); // { ruleKey: "rm_root", reason: ..., hardline: true }
  * detectDangerousCommand("rm notes.txt"); // null
  * ```
  */
 export function detectDangerousCommand(command: string): DangerMatch | null {
-  return analyze(command, 0);
+  const found: DangerMatch[] = [];
+  analyze(command, 0, found);
+  return found.find((match) => match.hardline) ?? found[0] ?? null;
+}
+
+/** A rule key scoped to its targets in order: `rule:a b`, paths without `./` and trailing `/`. */
+function scoped(rule: string, targets: readonly string[]): string {
+  const normal = targets
+    .map((t) => t.replace(/^(\.\/)+/, "").replace(/(.)\/+$/, "$1"))
+    .filter((t) => t !== "");
+  return normal.length === 0 ? rule : `${rule}:${[...new Set(normal)].join(" ")}`;
+}
+
+function hardline(ruleKey: string, reason: string): DangerMatch {
+  return { ruleKey, reason, hardline: true };
 }
 
 const MAX_DEPTH = 8;
 
-function analyze(command: string, depth: number): DangerMatch | null {
-  if (depth > MAX_DEPTH) return null;
-  if (isForkBomb(command)) return { ruleKey: "fork_bomb", reason: "fork bomb" };
+/** Collects every match in `command` (and the scripts it runs) into `found`. */
+function analyze(command: string, depth: number, found: DangerMatch[]): void {
+  if (depth > MAX_DEPTH) return;
+  if (isForkBomb(command)) found.push(hardline("fork_bomb", "fork bomb"));
   const { pipelines, subs } = parseShell(command);
-  for (const sub of subs) {
-    const found = analyze(sub, depth + 1);
-    if (found) return found;
-  }
+  for (const sub of subs) analyze(sub, depth + 1, found);
   for (const pipeline of pipelines) {
     for (let i = 0; i < pipeline.length; i++) {
-      const found = checkCommand(pipeline[i], depth) ??
-        checkPipedFetch(pipeline, i);
-      if (found) return found;
+      const match = checkCommand(pipeline[i], depth, found) ?? checkPipedFetch(pipeline, i);
+      if (match) found.push(match);
     }
   }
-  return null;
 }
 
 // --- command rules -----------------------------------------------------------
@@ -71,10 +95,14 @@ const SAFE_DEVICES =
 const SYSTEM_PATH =
   /^(\/|~|\$HOME|\$\{HOME\}|\/(bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|sbin|srv|sys|usr|var|Users|System|Library))\/?\*?$/;
 
-function checkCommand(command: SimpleCommand, depth: number): DangerMatch | null {
+function checkCommand(
+  command: SimpleCommand,
+  depth: number,
+  found: DangerMatch[],
+): DangerMatch | null {
   for (const { op, target } of command.redirects) {
     if (op.includes(">") && target.startsWith("/dev/") && !SAFE_DEVICES.test(target)) {
-      return { ruleKey: "device_write", reason: `write to raw device ${target}` };
+      return hardline("device_write", `write to raw device ${target}`);
     }
   }
   const rawWords = command.words;
@@ -87,21 +115,21 @@ function checkCommand(command: SimpleCommand, depth: number): DangerMatch | null
   if (name.startsWith("$(") || name.startsWith("`")) {
     const word = rawWords[offset];
     if (word.subs.some(isFetch)) {
-      return { ruleKey: "remote_script", reason: "runs a script downloaded from the internet" };
+      return hardline("remote_script", "runs a script downloaded from the internet");
     }
   }
 
   if (SHELLS.has(name) || name === "eval" || name === "source" || name === ".") {
     const argWords = rawWords.slice(offset + 1);
     if (argWords.some((w) => w.subs.some(isFetch))) {
-      return { ruleKey: "remote_script", reason: "runs a script downloaded from the internet" };
+      return hardline("remote_script", "runs a script downloaded from the internet");
     }
     const script = name === "eval"
       ? args.join(" ")
       : SHELLS.has(name)
       ? shellScriptArg(args)
       : undefined;
-    if (script !== undefined) return analyze(script, depth + 1);
+    if (script !== undefined) analyze(script, depth + 1, found);
     return null;
   }
 
@@ -123,7 +151,7 @@ function checkCommand(command: SimpleCommand, depth: number): DangerMatch | null
       return checkKill(args);
     case "tee":
       return args.find((a) => a.startsWith("/dev/") && !SAFE_DEVICES.test(a))
-        ? { ruleKey: "device_write", reason: "write to a raw device" }
+        ? hardline("device_write", "write to a raw device")
         : null;
     case "shutdown":
     case "reboot":
@@ -141,7 +169,11 @@ function checkCommand(command: SimpleCommand, depth: number): DangerMatch | null
         : null;
   }
   if (/^(mkfs(\..+)?|mke2fs|mkswap|wipefs)$/.test(name)) {
-    return { ruleKey: "mkfs", reason: "formats or wipes a filesystem" };
+    const { operands } = parseArgs(args);
+    if (operands.some((o) => o.startsWith("/dev/"))) {
+      return hardline("mkfs", "formats or wipes a disk");
+    }
+    return { ruleKey: scoped("mkfs", operands), reason: "formats or wipes a filesystem" };
   }
   return null;
 }
@@ -168,28 +200,36 @@ function isFetch(body: string): boolean {
 function checkRm(args: string[]): DangerMatch | null {
   const { short, long, operands } = parseArgs(args);
   if (long.includes("no-preserve-root")) {
-    return { ruleKey: "rm_root", reason: "delete with --no-preserve-root" };
-  }
-  if (/[rR]/.test(short) || long.includes("recursive")) {
-    return { ruleKey: "rm_recursive", reason: "recursive delete (rm -r)" };
+    return hardline("rm_root", "delete with --no-preserve-root");
   }
   if (operands.some((p) => SYSTEM_PATH.test(p))) {
-    return { ruleKey: "rm_root", reason: "delete in the root or home folder" };
+    return hardline("rm_root", "delete the root, home or a system folder");
+  }
+  if (/[rR]/.test(short) || long.includes("recursive")) {
+    return { ruleKey: scoped("rm_recursive", operands), reason: "recursive delete (rm -r)" };
   }
   return null;
 }
 
 function checkFind(args: string[]): DangerMatch | null {
+  // The starting points come before the first expression word.
+  const starts = args.slice(0, Math.max(0, args.findIndex((a) => /^[-(!]/.test(a))))
+    .filter((a) => !/^-[HLP]$/.test(a));
+  const roots = starts.length === 0 && args.length > 0 && !/^[-(!]/.test(args[0]) ? args : starts;
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === "-delete") {
-      return { ruleKey: "find_delete", reason: "find -delete removes every match" };
-    }
+    let reason: string | undefined;
+    if (args[i] === "-delete") reason = "find -delete removes every match";
     if (/^-(exec|execdir|ok|okdir)$/.test(args[i])) {
       const exec = basename(args[i + 1] ?? "");
       if (exec === "rm" || exec === "shred" || exec === "unlink") {
-        return { ruleKey: "find_delete", reason: `find -exec ${exec} removes every match` };
+        reason = `find -exec ${exec} removes every match`;
       }
     }
+    if (reason === undefined) continue;
+    if (roots.some((p) => SYSTEM_PATH.test(p))) {
+      return hardline("find_delete_root", `${reason} under the root, home or a system folder`);
+    }
+    return { ruleKey: scoped("find_delete", roots), reason };
   }
   return null;
 }
@@ -197,7 +237,7 @@ function checkFind(args: string[]): DangerMatch | null {
 function checkDd(args: string[]): DangerMatch | null {
   const target = args.find((a) => a.startsWith("of="))?.slice(3);
   if (target?.startsWith("/dev/") && !SAFE_DEVICES.test(target)) {
-    return { ruleKey: "dd_device", reason: `dd writes to raw device ${target}` };
+    return hardline("dd_device", `dd writes to raw device ${target}`);
   }
   return null;
 }
@@ -211,10 +251,13 @@ function checkChmod(args: string[]): DangerMatch | null {
     /^[ugoa]*[ao][ugoa]*[+=][rwxXst]*w/.test(mode);
   const system = paths.some((p) => SYSTEM_PATH.test(p));
   if ((recursive && system) || (worldWritable && system)) {
-    return { ruleKey: "chmod_system", reason: "permission change on a system or home folder" };
+    return hardline("chmod_system", "permission change on the root, home or a system folder");
   }
   if (recursive && worldWritable) {
-    return { ruleKey: "chmod_world_writable", reason: "recursive world-writable permissions" };
+    return {
+      ruleKey: scoped("chmod_world_writable", paths),
+      reason: "recursive world-writable permissions",
+    };
   }
   return null;
 }
@@ -223,7 +266,7 @@ function checkChown(name: string, args: string[]): DangerMatch | null {
   const { short, long, operands } = parseArgs(args);
   const recursive = /R/.test(short) || long.includes("recursive");
   if (recursive && operands.slice(1).some((p) => SYSTEM_PATH.test(p))) {
-    return { ruleKey: "chown_system", reason: `recursive ${name} on a system or home folder` };
+    return hardline("chown_system", `recursive ${name} on the root, home or a system folder`);
   }
   return null;
 }
@@ -236,14 +279,20 @@ function checkGit(args: string[]): DangerMatch | null {
     return { ruleKey: "git_reset_hard", reason: "git reset --hard discards uncommitted changes" };
   }
   if (sub === "clean" && (/f/.test(short) || long.includes("force"))) {
-    return { ruleKey: "git_clean_force", reason: "git clean -f deletes untracked files" };
+    return {
+      ruleKey: scoped("git_clean_force", operands),
+      reason: "git clean -f deletes untracked files",
+    };
   }
   if (
     sub === "push" &&
     (/f/.test(short) || long.some((l) => l.startsWith("force")) ||
       operands.some((o) => o.startsWith("+")))
   ) {
-    return { ruleKey: "git_push_force", reason: "force push rewrites remote history" };
+    return {
+      ruleKey: scoped("git_push_force", operands.map((o) => o.replace(/^\+/, ""))),
+      reason: "force push rewrites remote history",
+    };
   }
   return null;
 }
@@ -253,9 +302,7 @@ function checkKill(args: string[]): DangerMatch | null {
   if (rest[0] === "-s" || rest[0] === "-n") rest = rest.slice(2);
   else if (rest[0]?.startsWith("-") && rest[0] !== "--") rest = rest.slice(1);
   if (rest[0] === "--") rest = rest.slice(1);
-  return rest.includes("-1")
-    ? { ruleKey: "kill_all", reason: "kill every process (kill -1)" }
-    : null;
+  return rest.includes("-1") ? hardline("kill_all", "kill every process (kill -1)") : null;
 }
 
 /** `curl ... | sh`: a fetcher earlier in the pipeline feeding a shell or interpreter reading stdin. */
@@ -273,7 +320,7 @@ function checkPipedFetch(pipeline: SimpleCommand[], index: number): DangerMatch 
     const w = unwrap(c.words.map((x) => x.text));
     return w.length > 0 && FETCHERS.has(basename(w[0]));
   });
-  return fed ? { ruleKey: "remote_script", reason: "pipes a download into an interpreter" } : null;
+  return fed ? hardline("remote_script", "pipes a download into an interpreter") : null;
 }
 
 function readsProgramFromStdin(args: string[], isShell: boolean): boolean {

@@ -158,7 +158,9 @@ function lex(input: string): { tokens: Token[]; subs: string[] } {
         tokens.push({ kind: "op", op: c });
         i++;
       }
-    } else if ((c === "(" || c === ")") && !inWord) {
+    } else if (c === "(" || c === ")") {
+      // Unquoted parentheses always end a word in a shell.
+      endWord();
       tokens.push({ kind: "op", op: c });
       i++;
     } else {

@@ -87,7 +87,7 @@ Deno.test("terminal asks approval for a dangerous command and does not run it wh
     tool: "terminal",
     command: "rm -rf x",
     reason: "recursive delete (rm -r)",
-    ruleKey: "rm_recursive",
+    ruleKey: "rm_recursive:x",
   }]);
   assert.ok((await Deno.stat(join(dir.path, "x"))).isDirectory);
 });
@@ -100,6 +100,25 @@ Deno.test("terminal runs a dangerous command once it is approved", async () => {
   assert.equal(result.exit_code, 0);
   assert.equal(ctx.approvals.length, 1);
   await assert.rejects(Deno.stat(join(dir.path, "x")), Deno.errors.NotFound);
+});
+
+Deno.test("terminal refuses a hardline command without asking, even when approval would be given", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "home");
+  await Deno.mkdir(home);
+  await Deno.writeTextFile(join(home, "keep.txt"), "precious");
+  const ctx = toolContext({ cwd: dir.path, approve: true });
+  for (const command of [`rm -rf ~`, `rm -rf $HOME`, `cd x; (rm -rf ~)`, ":(){ :|:& };:"]) {
+    await assert.rejects(
+      terminal.run({ command }, ctx),
+      (error: unknown) =>
+        error instanceof ToolError && error.code === "blocked" &&
+        error.message.includes("never runs this command") && error.message.includes("do not retry"),
+      command,
+    );
+  }
+  assert.deepEqual(ctx.approvals, []);
+  assert.equal(await Deno.readTextFile(join(home, "keep.txt")), "precious");
 });
 
 Deno.test("terminal does not ask approval for an ordinary command", async () => {
