@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { detectDangerousCommand } from "../../../core/tools/dangerous.ts";
+import { DANGER_RULES, detectDangerousCommand } from "../../../core/tools/dangerous.ts";
 
 /**
  * Commands that must ask for approval, with the rule key each one should
@@ -188,4 +188,14 @@ Deno.test("an unterminated quote or substitution does not throw", () => {
     detectDangerousCommand(command);
   }
   assert.equal(detectDangerousCommand("echo $(rm -rf x")?.ruleKey, "rm_recursive:x");
+});
+
+Deno.test("the rule table says what each rule's example really gets", () => {
+  for (const entry of DANGER_RULES) {
+    const found = detectDangerousCommand(entry.example);
+    assert.ok(found, entry.example);
+    assert.equal(found.ruleKey.split(":")[0], entry.rule, entry.example);
+    assert.equal(found.hardline === true, entry.class === "hardline", entry.example);
+    assert.equal(found.ruleKey.includes(":"), entry.scoped, entry.example);
+  }
 });
