@@ -3,7 +3,9 @@
  * `memories/MEMORY.md` (the agent's own notes) and `memories/USER.md` (what
  * it knows about the user). Entries are separated by a line holding only
  * `§`. Each file has a character budget; the system prompt carries a
- * snapshot taken at session start ({@link readMemorySnapshot}).
+ * snapshot taken at session start ({@link readMemorySnapshot}). When an
+ * entry does not fit, the oldest entries move to `memories/ARCHIVE.jsonl`
+ * (one JSON object a line) to make room, and the result names them.
  *
  * @module
  */
@@ -51,12 +53,29 @@ export interface MemoryResult {
   entries: string[];
   /** `used/limit chars`, e.g. `412/2200 chars`. */
   usage: string;
+  /** The oldest entries moved to the archive to make room; present only when some were. */
+  evicted?: string[];
+  /** Present when the call changed nothing (an exact duplicate). */
+  note?: string;
+}
+
+/** One line of `memories/ARCHIVE.jsonl`. */
+export interface ArchivedMemory {
+  target: MemoryTarget;
+  entry: string;
+  /** ISO time it was evicted. */
+  archived_at: string;
 }
 
 /** Options of {@link createMemoryTool}. */
 export interface MemoryToolOptions {
   /** Overrides of {@link MEMORY_LIMITS}. */
   limits?: Partial<Record<MemoryTarget, number>>;
+}
+
+/** Path of the archive of evicted entries in a profile home. */
+export function memoryArchiveFile(home: string): string {
+  return join(home, "memories", "ARCHIVE.jsonl");
 }
 
 /** Path of a memory file in a profile home. */
@@ -102,7 +121,9 @@ export function createMemoryTool(
       "Save durable notes that carry over to future sessions. target memory is for your own notes " +
       "(environment facts, project conventions, lessons learned); target user is for the user's " +
       `preferences and details. Budgets: memory ${limits.memory} chars, user ${limits.user} chars. ` +
-      "Entries take effect in the system prompt from the next session; results show the live state.",
+      "When a file is full, its oldest entries move to an archive to make room (the result lists " +
+      "them as `evicted`). Entries take effect in the system prompt from the next session; " +
+      "results show the live state.",
     schema: memoryArgs,
     async run(args, context): Promise<MemoryResult> {
       const path = memoryFile(context.home, args.target);
@@ -110,19 +131,40 @@ export function createMemoryTool(
       await Deno.mkdir(join(context.home, "memories"), { recursive: true });
       return await withFileLock(path, async () => {
         const entries = parseEntries(await readTextOrEmpty(path));
-        const next = applyAction(args, entries, limits[args.target]);
-        await writeFileAtomic(path, render(next));
+        const { next, evicted, note } = applyAction(args, entries, limits[args.target]);
+        // Archived before the file loses them, so an entry is never in neither place.
+        if (evicted.length > 0) await archive(context.home, args.target, evicted);
+        if (note === undefined) await writeFileAtomic(path, render(next));
         return {
           target: args.target,
           entries: next,
           usage: `${used(next)}/${limits[args.target]} chars`,
+          ...(evicted.length > 0 ? { evicted } : {}),
+          ...(note !== undefined ? { note } : {}),
         };
       });
     },
   });
 }
 
-function applyAction(args: MemoryArgs, entries: string[], limit: number): string[] {
+/** What an action does to the entries. */
+interface Applied {
+  next: string[];
+  /** Oldest entries pushed out to make room. */
+  evicted: string[];
+  /** Set when nothing changed. */
+  note?: string;
+}
+
+async function archive(home: string, target: MemoryTarget, entries: string[]): Promise<void> {
+  const archivedAt = new Date().toISOString();
+  const lines = entries
+    .map((entry) => JSON.stringify({ target, entry, archived_at: archivedAt } as ArchivedMemory))
+    .join("\n") + "\n";
+  await Deno.writeTextFile(memoryArchiveFile(home), lines, { append: true, mode: 0o600 });
+}
+
+function applyAction(args: MemoryArgs, entries: string[], limit: number): Applied {
   const label = LABELS[args.target];
   const content = args.content?.trim() ?? "";
   if (args.action === "add" || args.action === "replace") {
@@ -147,25 +189,38 @@ function applyAction(args: MemoryArgs, entries: string[], limit: number): string
 
   if (args.action === "add") {
     if (entries.includes(content)) {
-      throw new ToolError(
-        "duplicate",
-        `${label} already holds this exact entry; nothing was added`,
-      );
+      return {
+        next: entries,
+        evicted: [],
+        note: `${label} already holds this exact entry; nothing new was added`,
+      };
     }
-    return withinLimit([...entries, content], entries, limit, label);
+    return makeRoom([...entries, content], entries.length, limit);
   }
 
   const index = findEntry(entries, args.old_text, label, args.action);
-  if (args.action === "remove") return entries.filter((_, i) => i !== index);
+  if (args.action === "remove") {
+    return { next: entries.filter((_, i) => i !== index), evicted: [] };
+  }
   if (entries.some((entry, i) => i !== index && entry === content)) {
     throw new ToolError("duplicate", `${label} already holds this exact entry elsewhere`);
   }
-  return withinLimit(
-    entries.map((entry, i) => (i === index ? content : entry)),
-    entries,
-    limit,
-    label,
-  );
+  return makeRoom(entries.map((entry, i) => (i === index ? content : entry)), index, limit);
+}
+
+/**
+ * Evicts the oldest entries, never the one at `keep` (the entry just
+ * added or replaced), until the rest fits in `limit`.
+ */
+function makeRoom(entries: string[], keep: number, limit: number): Applied {
+  const kept = entries.map((entry, i) => ({ entry, pinned: i === keep }));
+  const evicted: string[] = [];
+  while (used(kept.map((k) => k.entry)) > limit) {
+    const oldest = kept.findIndex((k) => !k.pinned);
+    evicted.push(kept[oldest].entry);
+    kept.splice(oldest, 1);
+  }
+  return { next: kept.map((k) => k.entry), evicted };
 }
 
 /** Index of the single entry containing `oldText` (an exact entry match wins). */
@@ -197,21 +252,6 @@ function findEntry(
     );
   }
   return hits[0];
-}
-
-function withinLimit(next: string[], before: string[], limit: number, label: string): string[] {
-  const total = used(next);
-  if (total > limit) {
-    const free = Math.max(0, limit - used(before));
-    throw new ToolError(
-      "memory_full",
-      `${label} is full: this change needs ${
-        total - used(before)
-      } more chars but only ${free} of ` +
-        `${limit} are free; remove or shorten entries first`,
-    );
-  }
-  return next;
 }
 
 function parseEntries(text: string): string[] {

@@ -58,14 +58,17 @@ Deno.test("memory snapshot of a home without memories is empty", async () => {
   assert.deepEqual(await readMemorySnapshot(dir.path), { memory: "", user: "" });
 });
 
-Deno.test("memory refuses a duplicate entry", async () => {
+Deno.test("adding an exact duplicate succeeds and says nothing new was added", async () => {
   await using dir = await tempDir();
   const ctx = toolContext({ cwd: dir.path, home: dir.path });
   await memory.run({ action: "add", target: "user", content: "Likes tea" }, ctx);
-  await assert.rejects(
-    memory.run({ action: "add", target: "user", content: "Likes tea " }, ctx),
-    toolError("duplicate"),
-  );
+  const file = join(dir.path, "memories", "USER.md");
+  const before = await Deno.readTextFile(file);
+  const again = await memory.run({ action: "add", target: "user", content: "Likes tea " }, ctx);
+  assert.deepEqual(again.entries, ["Likes tea"]);
+  assert.match(again.note ?? "", /already holds this exact entry; nothing new was added/);
+  assert.equal(again.evicted, undefined);
+  assert.equal(await Deno.readTextFile(file), before);
 });
 
 Deno.test("memory replace and remove act on the single entry containing old_text", async () => {
@@ -96,21 +99,39 @@ Deno.test("memory replace and remove act on the single entry containing old_text
   );
 });
 
-Deno.test("memory refuses an entry that does not fit and says how much is free", async () => {
+Deno.test("a full memory moves its oldest entries to the archive and reports them", async () => {
   await using dir = await tempDir();
   const ctx = toolContext({ cwd: dir.path, home: dir.path });
-  const big = "x".repeat(MEMORY_LIMITS.user - 100);
-  await memory.run({ action: "add", target: "user", content: big }, ctx);
-  await assert.rejects(
-    memory.run({ action: "add", target: "user", content: "y".repeat(200) }, ctx),
-    toolError("memory_full", ["only 100 of 1375", "are free"]),
+  const first = "a".repeat(600);
+  const second = "b".repeat(600);
+  await memory.run({ action: "add", target: "user", content: first }, ctx);
+  await memory.run({ action: "add", target: "user", content: second }, ctx);
+  const third = "c".repeat(300);
+  const result = await memory.run({ action: "add", target: "user", content: third }, ctx);
+  assert.deepEqual(result.evicted, [first]);
+  assert.deepEqual(result.entries, [second, third]);
+  assert.equal(result.usage, `${600 + 3 + 300}/${MEMORY_LIMITS.user} chars`);
+  const archived = (await Deno.readTextFile(join(dir.path, "memories", "ARCHIVE.jsonl")))
+    .trim().split("\n").map((line) => JSON.parse(line));
+  assert.equal(archived.length, 1);
+  assert.equal(archived[0].target, "user");
+  assert.equal(archived[0].entry, first);
+  assert.ok(!Number.isNaN(Date.parse(archived[0].archived_at)));
+  // A replacement that grows past the budget evicts others, never itself.
+  const grown = await memory.run(
+    { action: "replace", target: "user", old_text: "ccc", content: "d".repeat(1000) },
+    ctx,
   );
+  assert.deepEqual(grown.evicted, [second]);
+  assert.deepEqual(grown.entries, ["d".repeat(1000)]);
+  // An entry larger than the whole budget is still refused, and nothing is evicted for it.
   await assert.rejects(
     memory.run({ action: "add", target: "memory", content: "z".repeat(2201) }, ctx),
     toolError("too_long", ["2201", "2200"]),
   );
-  const fits = await memory.run({ action: "add", target: "user", content: "y".repeat(97) }, ctx);
+  const fits = await memory.run({ action: "add", target: "user", content: "y".repeat(372) }, ctx);
   assert.equal(fits.usage, "1375/1375 chars");
+  assert.equal(fits.evicted, undefined);
 });
 
 Deno.test("memory validates what each action needs", async () => {
