@@ -1,6 +1,8 @@
 /**
  * The `read_file` tool: a window of lines from a text file, refusing binary
- * files and cutting very long lines.
+ * files. A line longer than the character cap is returned in pieces: the
+ * result points at the same line with `next_char_offset`, and the next call
+ * passes it back as `char_offset`.
  *
  * @module
  */
@@ -29,6 +31,8 @@ export interface ReadResult {
   truncated: boolean;
   /** Where to continue reading when `truncated`. */
   next_offset?: number;
+  /** With `next_offset`: the character of that line to continue from (a line longer than the cap). */
+  next_char_offset?: number;
 }
 
 const readArgs = z.object({
@@ -36,6 +40,10 @@ const readArgs = z.object({
   offset: z.number().int().min(1).optional().describe("First line to return, 1-based (default 1)."),
   limit: z.number().int().min(1).optional().describe(
     `Number of lines to return (default and maximum ${READ_MAX_LINES}).`,
+  ),
+  char_offset: z.number().int().min(0).optional().describe(
+    "For a line longer than the character cap: the character of line `offset` to start from " +
+      "(pass the `next_char_offset` a previous call returned).",
   ),
 });
 
@@ -59,7 +67,8 @@ export function createReadFileTool(
     name: "read_file",
     description: "Read a text file. Returns up to " + READ_MAX_LINES + " lines or " +
       READ_MAX_CHARS.toLocaleString("en-US") +
-      " characters from `offset`; when `truncated` is true, call again with `next_offset`. " +
+      " characters from `offset`; when `truncated` is true, call again with `next_offset` " +
+      "(and `char_offset` set to `next_char_offset` when one is given: a very long line). " +
       "Binary files are refused.",
     schema: readArgs,
     readOnly: true,
@@ -68,31 +77,53 @@ export function createReadFileTool(
         resolvePath(args.path, context.cwd),
         args.offset ?? 1,
         Math.min(args.limit ?? READ_MAX_LINES, READ_MAX_LINES),
+        args.char_offset ?? 0,
       ),
   });
 }
 
-async function readText(path: string, offset: number, limit: number): Promise<ReadResult> {
+async function readText(
+  path: string,
+  offset: number,
+  limit: number,
+  charOffset: number,
+): Promise<ReadResult> {
   const info = await statForRead(path);
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const selected: string[] = [];
   let chars = 0;
   let lineNumber = 0;
   let cut = false;
+  /** Set when the first line returned is a piece of a longer line: where the next piece starts. */
+  let nextCharOffset: number | undefined;
   let rest = "";
+  /** Characters already dropped from the start of the line in `rest` (before `char_offset`). */
+  let dropped = 0;
   let sniffed = false;
 
-  const take = (line: string) => {
+  const take = (whole: string, droppedBefore: number) => {
     lineNumber++;
     if (lineNumber < offset || cut || selected.length >= limit) return;
+    let line = whole;
+    if (lineNumber === offset && charOffset > 0) {
+      if (charOffset >= droppedBefore + whole.length) {
+        throw new ToolError(
+          "out_of_range",
+          `char_offset ${charOffset} is past the end of line ${lineNumber} of "${path}", ` +
+            `which has ${droppedBefore + whole.length} characters`,
+        );
+      }
+      line = whole.slice(charOffset - droppedBefore);
+    }
     if (chars + line.length > READ_MAX_CHARS) {
       cut = true;
       if (selected.length === 0) {
+        const start = lineNumber === offset ? charOffset : 0;
+        nextCharOffset = start + READ_MAX_CHARS;
         selected.push(
           line.slice(0, READ_MAX_CHARS) +
-            `\n[line ${lineNumber} cut after ${
-              READ_MAX_CHARS.toLocaleString("en-US")
-            } characters]\n`,
+            `\n[line ${lineNumber} continues: read it on with offset ${lineNumber} and ` +
+            `char_offset ${nextCharOffset}]\n`,
         );
       }
       return;
@@ -122,10 +153,17 @@ async function readText(path: string, offset: number, limit: number): Promise<Re
       let start = 0;
       const combined = rest + text;
       for (let nl = combined.indexOf("\n"); nl >= 0; nl = combined.indexOf("\n", start)) {
-        take(combined.slice(start, nl + 1));
+        take(combined.slice(start, nl + 1), dropped);
+        dropped = 0;
         start = nl + 1;
       }
       rest = combined.slice(start);
+      // The line asked for from a character on: drop what comes before that character.
+      if (lineNumber + 1 === offset && charOffset > dropped) {
+        const skip = Math.min(charOffset - dropped, rest.length);
+        rest = rest.slice(skip);
+        dropped += skip;
+      }
       // A line longer than the cap is cut anyway; do not hold more of it than needed.
       if (rest.length > READ_MAX_CHARS + 1) rest = rest.slice(0, READ_MAX_CHARS + 1);
     }
@@ -134,7 +172,7 @@ async function readText(path: string, offset: number, limit: number): Promise<Re
     } catch {
       throw binaryError(path, new Uint8Array(), info.size);
     }
-    if (rest !== "") take(rest);
+    if (rest !== "" || dropped > 0) take(rest, dropped);
   } catch (error) {
     if (error instanceof ToolError) throw error;
     throw fsError(error, path, "read");
@@ -155,6 +193,11 @@ async function readText(path: string, offset: number, limit: number): Promise<Re
     total_lines: totalLines,
     truncated,
   };
-  if (truncated) result.next_offset = Math.max(lastLine + 1, offset + 1);
+  if (nextCharOffset !== undefined) {
+    result.next_offset = offset;
+    result.next_char_offset = nextCharOffset;
+  } else if (truncated) {
+    result.next_offset = Math.max(lastLine + 1, offset + 1);
+  }
   return result;
 }

@@ -324,10 +324,47 @@ Deno.test("read_file caps a call at 2000 lines and 100,000 characters", async ()
   await Deno.writeTextFile(join(dir.path, "huge-line.txt"), "b".repeat(250_000));
   const huge = await files.readFile.run({ path: "huge-line.txt" }, ctx);
   assert.ok(
-    huge.content.startsWith("b".repeat(100_000) + "\n[line 1 cut after 100,000 characters]"),
+    huge.content.startsWith(
+      "b".repeat(100_000) + "\n[line 1 continues: read it on with offset 1 and char_offset 100000]",
+    ),
   );
   assert.equal(huge.total_lines, 1);
   assert.equal(huge.truncated, true);
+  assert.equal(huge.next_offset, 1);
+  assert.equal(huge.next_char_offset, 100_000);
+});
+
+Deno.test("read_file pages through one enormous line by character offset", async () => {
+  await using dir = await tempDir();
+  const ctx = toolContext({ cwd: dir.path });
+  // Line 2 is 250,000 characters (several stream chunks); lines 1 and 3 are short.
+  const long = Array.from({ length: 25_000 }, (_, i) => String(i % 10).repeat(10)).join("");
+  await Deno.writeTextFile(join(dir.path, "min.js"), `head\n${long}\ntail\n`);
+  const pieces: string[] = [];
+  let call = { path: "min.js", offset: 2, char_offset: 0 } as {
+    path: string;
+    offset: number;
+    char_offset: number;
+  };
+  for (let i = 0; i < 5; i++) {
+    const page = await files.readFile.run(call, ctx);
+    if (page.next_char_offset === undefined) {
+      pieces.push(page.content);
+      assert.equal(page.truncated, false);
+      break;
+    }
+    assert.equal(page.next_offset, 2);
+    pieces.push(page.content.slice(0, page.content.indexOf("\n[line 2 continues")));
+    call = { ...call, char_offset: page.next_char_offset };
+  }
+  assert.equal(pieces.length, 3);
+  assert.equal(pieces.join(""), `${long}\ntail\n`);
+  await assert.rejects(
+    files.readFile.run({ path: "min.js", offset: 2, char_offset: 300_000 }, ctx),
+    (error: unknown) =>
+      error instanceof ToolError && error.code === "out_of_range" &&
+      error.message.includes("250001 characters"),
+  );
 });
 
 Deno.test("read_file refuses missing files, directories and binary files clearly", async () => {
@@ -442,4 +479,52 @@ Deno.test("globs translate to anchored regular expressions", () => {
   assert.ok(globToRegExp("*.{js,ts}").test("a.js"));
   assert.ok(globToRegExp("file?.[ch]").test("file1.h"));
   assert.ok(!globToRegExp("a.b").test("axb"));
+});
+
+Deno.test("a patch that changes nothing succeeds with no_change and leaves the file alone", async () => {
+  await using dir = await tempDir();
+  const ctx = toolContext({ cwd: dir.path });
+  const path = join(dir.path, "a.ts");
+  await Deno.writeTextFile(path, "const a = 2;\n");
+  const before = await Deno.stat(path);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const same = await files.patch.run(
+    { path: "a.ts", old_string: "a = 2", new_string: "a = 2" },
+    ctx,
+  );
+  assert.equal(same.no_change, true);
+  assert.equal(same.replacements, 0);
+  // Already applied: the old text is gone and the new text is there.
+  const applied = await files.patch.run(
+    { path: "a.ts", old_string: "a = 1", new_string: "const a = 2;" },
+    ctx,
+  );
+  assert.equal(applied.no_change, true);
+  assert.equal(await Deno.readTextFile(path), "const a = 2;\n");
+  assert.equal((await Deno.stat(path)).mtime?.getTime(), before.mtime?.getTime());
+});
+
+Deno.test("repeated failed patches of one file get sharper hints, reset by a success", async () => {
+  await using dir = await tempDir();
+  const ctx = toolContext({ cwd: dir.path });
+  await Deno.writeTextFile(join(dir.path, "a.ts"), "let x = 1;\n");
+  const tools = createFileTools();
+  const fail = () =>
+    tools.patch.run({ path: "a.ts", old_string: "let y", new_string: "let z" }, ctx).then(
+      () => assert.fail("expected a failure"),
+      (error: ToolError) => error.message,
+    );
+  const first = await fail();
+  assert.doesNotMatch(first, /in a row/);
+  assert.match(await fail(), /second failed patch of "a.ts" in a row: read_file it again/);
+  assert.match(await fail(), /failed patch number 3 of "a.ts".*write_file/);
+  await tools.patch.run({ path: "a.ts", old_string: "let x", new_string: "let w" }, ctx);
+  assert.doesNotMatch(await fail(), /in a row/);
+  // Another session's failures are its own.
+  const other = toolContext({ cwd: dir.path, sessionId: "ses_other" });
+  const message = await tools.patch.run(
+    { path: "a.ts", old_string: "nope", new_string: "x" },
+    other,
+  ).then(() => "", (error: ToolError) => error.message);
+  assert.doesNotMatch(message, /in a row/);
 });
