@@ -42,3 +42,7 @@ export {
   resolveRoot,
   writeFileAtomic,
 } from "./adapters/home/mod.ts";
+export * from "./core/events/mod.ts";
+export * from "./core/rpc/mod.ts";
+export type * from "./core/usecases/ports.ts";
+export { openProfileContext } from "./adapters/runtime/profile_context.ts";

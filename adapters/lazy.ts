@@ -21,10 +21,9 @@
 export const LAZY_MODULES = [
   // The command tree, behind `herald --version`'s fast path (cli/main.ts).
   "cli/app.ts",
-  // The agent runtime of `herald chat`, so other commands do not carry it.
-  "cli/chat/runtime.ts",
-  // The runtime assembly, loaded on the dashboard's first session (server/ws/gateway.ts).
-  "adapters/runtime/profile_runtime.ts",
+  // The agent runtime of a profile, loaded on the first conversation of `herald chat` or of the
+  // dashboard's gateway (adapters/runtime/lazy_agent_runtime.ts), so nothing else carries it.
+  "adapters/runtime/agent_runtime.ts",
   // Heavy packages, loaded on first use.
   "openai",
   "@anthropic-ai/sdk",

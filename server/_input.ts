@@ -7,7 +7,7 @@
  */
 
 import type { Context } from "hono";
-import type { z } from "zod";
+import { z } from "zod";
 import { parseInput } from "../core/validation.ts";
 import { ApiError } from "./errors.ts";
 import { MAX_REQUEST_BODY_BYTES } from "./limits.ts";
@@ -174,4 +174,35 @@ export async function parseBody<S extends z.ZodType>(
 ): Promise<z.output<S>> {
   const body = options.optional ? await optionalJsonBody(c) : await jsonBody(c);
   return parseInput(schema, body, "The request body");
+}
+
+function isPlainObject(value: unknown): value is Body {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * A body field that is a JSON object, kept exactly as sent: nested values
+ * untouched and own `__proto__` keys kept (`z.record` drops them, and a
+ * key the config schema does not know must reach the use case to be named).
+ */
+export function jsonObjectField(message: string): z.ZodType<Body> {
+  return z.custom<Body>(isPlainObject, { message });
+}
+
+/**
+ * `schema` for an optional body field, with `null` read as absent (as
+ * the field readers above always have).
+ *
+ * @example
+ * ```ts
+ * z.looseObject({ enabled: absentAsUndefined(z.boolean()) });
+ * ```
+ */
+export function absentAsUndefined<T extends z.ZodType>(
+  schema: T,
+): z.ZodType<z.output<T> | undefined, z.input<T> | null | undefined> {
+  return schema.nullish().transform((value) => value ?? undefined) as z.ZodType<
+    z.output<T> | undefined,
+    z.input<T> | null | undefined
+  >;
 }

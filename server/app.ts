@@ -9,6 +9,7 @@
  */
 
 import { Hono } from "hono";
+import { EventBus } from "../core/events/mod.ts";
 import type { ServerDeps } from "./deps.ts";
 import { presentedToken, redactTokens, tokenChecker } from "./auth.ts";
 import { errorResponse, handleError } from "./errors.ts";
@@ -43,6 +44,8 @@ function isWebSocketUpgrade(request: Request): boolean {
  * ```
  */
 export function createApp(deps: ServerDeps): Hono {
+  // One event bus for the app: every route and connection publishes to and watches the same one.
+  deps = deps.events ? deps : { ...deps, events: new EventBus() };
   const app = new Hono();
   app.onError(handleError);
   for (const register of API_ROUTES) register(app, deps);

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { EventBus } from "../core/events/mod.ts";
 import type { LiveSockets } from "./ws/live.ts";
 
 /** Where the server listens; decides CORS, the WebSocket origin guard and token injection. */
@@ -44,4 +45,10 @@ export interface ServerDeps {
    * server can close them all (server/ws/live.ts); absent: not tracked.
    */
   sockets?: LiveSockets;
+  /**
+   * The process's event bus: the gateway's conversations publish to it and
+   * `events.subscribe` watches it, so one client sees what another (later a
+   * kanban worker or a cron run) started. Absent: the app makes its own.
+   */
+  events?: EventBus;
 }

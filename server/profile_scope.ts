@@ -13,6 +13,9 @@ import { profileExists, type ProfilePaths, profilePaths } from "../adapters/home
 import type { ProfileContext } from "../core/usecases/ports.ts";
 import { openProfileContext } from "../adapters/runtime/profile_context.ts";
 import type { ServerDeps } from "./deps.ts";
+import type { z } from "zod";
+import { parseInput } from "../core/validation.ts";
+import { jsonBody, optionalJsonBody } from "./_input.ts";
 import { ApiError } from "./errors.ts";
 
 /** The `profile` a request names: the JSON body's field wins over the query string. */
@@ -69,4 +72,25 @@ export async function scopedContext(
   body?: unknown,
 ): Promise<ProfileContext> {
   return openProfileContext(await scopedProfile(c, deps, body), deps.env);
+}
+
+/**
+ * A write's profile and its JSON body checked by `schema`, in that order:
+ * an unknown profile is a 404 whatever else the body holds, then a body
+ * that does not fit is a 400 naming each field (see `parseBody`).
+ *
+ * @example
+ * ```ts
+ * const { profile, body } = await scopedBody(c, deps, z.looseObject({ key: z.string() }));
+ * ```
+ */
+export async function scopedBody<S extends z.ZodType>(
+  c: Context,
+  deps: ServerDeps,
+  schema: S,
+  options: { optional?: boolean } = {},
+): Promise<{ profile: ProfileContext; body: z.output<S> }> {
+  const raw = options.optional ? await optionalJsonBody(c) : await jsonBody(c);
+  const profile = await scopedContext(c, deps, raw);
+  return { profile, body: parseInput(schema, raw, "The request body") };
 }

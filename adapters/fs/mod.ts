@@ -1,9 +1,10 @@
 /**
- * File-system primitives every adapter shares: atomic file replacement and
- * per-file locks held across processes.
+ * File-system primitives every adapter shares: atomic file replacement,
+ * per-file locks held across processes, and reading what may not be there.
  *
  * @module
  */
 
 export * from "./atomic.ts";
+export * from "./read.ts";
 export * from "./file_lock.ts";

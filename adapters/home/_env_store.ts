@@ -6,14 +6,12 @@
  */
 
 import { EnvFileError } from "../../core/errors.ts";
+import type { EnvWrite } from "../../core/usecases/ports.ts";
 import { setEnvValue } from "../../core/config/mod.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 
-/** A variable to store in `.env`. */
-export interface EnvValue {
-  name: string;
-  value: string;
-}
+/** A variable to store in `.env` (core's `EnvWrite`). */
+export type EnvValue = EnvWrite;
 
 /**
  * The text of `.env`, or undefined when there is none.

@@ -8,11 +8,11 @@
 
 import { dirname, join } from "node:path";
 import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
+import type { CloneMode } from "../../core/usecases/ports_home.ts";
 import type { ProfilePaths } from "./layout.ts";
-import { pathExists } from "./_fs.ts";
+import { pathExists } from "../fs/read.ts";
 
-/** `config`: settings, secrets, persona, skills and memories. `all`: everything but history. */
-export type CloneMode = "config" | "all";
+export type { CloneMode } from "../../core/usecases/ports_home.ts";
 
 /** What `--clone` copies, relative to the profile home. */
 export const CLONE_CONFIG_ENTRIES: readonly string[] = [

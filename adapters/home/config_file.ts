@@ -8,7 +8,8 @@
  */
 
 import { type EnvLookup, type LoadedConfig, parseConfig } from "../../core/config/mod.ts";
-import { type EnvValue, setEnvValuesHeld } from "./_env_store.ts";
+import type { ConfigChange } from "../../core/usecases/ports.ts";
+import { setEnvValuesHeld } from "./_env_store.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { type FileLockOptions, withFileLock } from "../fs/file_lock.ts";
 import { readTextOrEmpty } from "./text_file.ts";
@@ -36,22 +37,8 @@ export function writeConfigText(path: string, text: string): Promise<void> {
   return withFileLock(path, () => writeFileAtomic(path, text, { mode: 0o600 }));
 }
 
-/**
- * The version of config.yaml text: the SHA-256 of its UTF-8 bytes in
- * lowercase hex. A missing or empty file has the version of "" (`e3b0c442…`).
- */
-export async function configTextVersion(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** What an edit of config.yaml amounts to (see {@link updateConfigText}). */
-export interface ConfigTextChange {
-  /** The new config.yaml text, or null when config.yaml does not change. */
-  text: string | null;
-  /** Variables to store in `.env` before the config that references them is written. */
-  secrets?: readonly EnvValue[];
-}
+/** What an edit of config.yaml amounts to (see {@link updateConfigText}); core's `ConfigChange`. */
+export type ConfigTextChange = ConfigChange;
 
 /** Options of {@link updateConfigText}. */
 export interface ConfigUpdateOptions extends FileLockOptions {
@@ -76,7 +63,7 @@ export interface ConfigUpdateOptions extends FileLockOptions {
  * @example
  * ```ts
  * await updateConfigText(paths.config, (text) => {
- *   const plan = planConfigSet(text, paths.config, "agent.max_turns", "30");
+ *   const plan = planConfigSet(text, paths.config, "agent.max_turns", 30);
  *   return plan.kind === "config" ? { text: plan.text } : null;
  * });
  * ```

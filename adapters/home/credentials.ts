@@ -5,19 +5,12 @@
  * @module
  */
 
-import type { EnvLookup } from "../../core/config/mod.ts";
+import type { Credentials } from "../../core/usecases/ports.ts";
 import { readEnvFile } from "./env_file.ts";
 import type { ProfilePaths } from "./layout.ts";
 
-/** A profile's credentials: its own `.env` values and the combined lookup. */
-export interface ProfileCredentials {
-  /** Only the profile's `.env`. */
-  dotenv: ReadonlyMap<string, string>;
-  /** The `.env` first, then the environment (how a chat session resolves keys). */
-  lookup: EnvLookup;
-  /** Where a variable comes from, or null when it is not set. */
-  source(name: string): "env_file" | "environment" | null;
-}
+/** A profile's credentials: core's {@link Credentials} (its `.env`, then the environment). */
+export type ProfileCredentials = Credentials;
 
 /**
  * Reads the profile's credentials.

@@ -22,22 +22,13 @@ import { clearActiveProfile, readActiveProfileSync } from "./active_profile.ts";
 import { type CloneMode, copyProfileContents } from "./clone.ts";
 import { PROFILE_DIRS, type ProfilePaths, profilePaths } from "./layout.ts";
 import { updateProfileMeta } from "./profile_meta.ts";
-import { pathExists } from "./_fs.ts";
+import { isDirectory, pathExists } from "../fs/read.ts";
 
 /** The opt-out marker: while it exists in a profile home, no bundled skill is seeded there. */
 export const NO_BUNDLED_SKILLS_MARKER: string = OPT_OUT_MARKER;
 
 const ENV_HEADER =
   "# Secrets for this Herald profile (API keys, tokens). Keep this file private.\n";
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
 
 async function makeDir(path: string): Promise<void> {
   try {

@@ -12,18 +12,11 @@ import {
   parseProfileMeta,
   type ProfileMeta,
   type ProfileMetaPatch,
+  type ProfileMetaRead,
 } from "../../core/profiles/mod.ts";
 import { updateTextFile } from "./text_file.ts";
 
-/** What reading `profile.yaml` gave. */
-export interface ProfileMetaRead {
-  meta: ProfileMeta;
-  /**
-   * Set when the file exists but could not be used (the defaults are
-   * returned); says what is wrong, naming the file. The file is left as is.
-   */
-  warning?: string;
-}
+export type { ProfileMetaRead } from "../../core/profiles/mod.ts";
 
 /**
  * Reads `profile.yaml` at `file`; a missing file is the defaults.

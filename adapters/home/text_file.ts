@@ -7,16 +7,9 @@
 
 import { type AtomicWriteOptions, writeFileAtomic } from "../fs/atomic.ts";
 import { type FileLockOptions, withFileLock } from "../fs/file_lock.ts";
+import { readTextOrEmpty } from "../fs/read.ts";
 
-/** The file's text, or "" when there is no file; other failures are thrown. */
-export async function readTextOrEmpty(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return "";
-    throw error;
-  }
-}
+export { readTextOrEmpty } from "../fs/read.ts";
 
 /** Options of {@link updateTextFile}. */
 export interface TextFileUpdateOptions extends AtomicWriteOptions, FileLockOptions {

@@ -4,6 +4,12 @@
  * then ended) or over Streamable HTTP for a URL, within a timeout. The
  * answer is a closed union that callers branch on.
  *
+ * Both transports go through core's JSON-RPC peer: newline-delimited
+ * framing on the child's stdio (adapters/rpc/ndjson.ts), one POST per
+ * message over HTTP (./http_port.ts). While it waits, the probe answers the
+ * server's `ping` and refuses its other requests with -32601; lines that are
+ * not JSON are skipped.
+ *
  * A spawned server starts from the child allowlist
  * (adapters/process/child_env.ts), the profile's `terminal.env_passthrough`
  * names and its own `env` from config, never the dashboard's whole
@@ -12,7 +18,19 @@
  * @module
  */
 
+import { z } from "zod";
+import {
+  method,
+  RpcClosedError,
+  RpcError,
+  RpcFramingError,
+  type RpcMethods,
+  RpcPeer,
+  RpcTimeoutError,
+} from "../../core/rpc/mod.ts";
 import { childEnvironment, type ProcessGroup, spawnProcessGroup } from "../process/mod.ts";
+import { connectNdjson } from "../rpc/mod.ts";
+import { McpHttpError, McpHttpPort } from "./http_port.ts";
 
 /** What to check: a command (stdio) or a URL (Streamable HTTP). */
 export interface McpProbeTarget {
@@ -85,43 +103,28 @@ export const MCP_SUPPORTED_VERSIONS: readonly string[] = [
 
 const STDERR_TAIL = 2000;
 const KILL_GRACE_MS = 1000;
+/** How long ending an HTTP session may take (each request). */
+const HTTP_CLOSE_TIMEOUT_MS = 2000;
 
-function initializeRequest(id: number): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method: "initialize",
-    params: {
-      protocolVersion: MCP_PROTOCOL_VERSION,
-      capabilities: {},
-      clientInfo: { name: "herald", version: "dashboard-check" },
-    },
-  });
+function initializeParams(): Record<string, unknown> {
+  return {
+    protocolVersion: MCP_PROTOCOL_VERSION,
+    capabilities: {},
+    clientInfo: { name: "herald", version: "dashboard-check" },
+  };
 }
 
-const INITIALIZED = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+/** What the probe serves while it waits: the server may ping before initialize is answered. */
+const PROBE_METHODS: RpcMethods = {
+  ping: method(z.object({}), () => ({})),
+};
 
 type Transport = "stdio" | "http";
 
-/** Turns an initialize response into the result, checking its shape. */
-function interpret(
-  transport: Transport,
-  message: Record<string, unknown>,
-  startedAt: number,
-): McpProbeResult {
-  const error = message.error as { code?: unknown; message?: unknown } | undefined;
-  if (error) {
-    return {
-      ok: false,
-      transport,
-      code: "rpc_error",
-      message: `The server refused initialize: ${String(error.message ?? "no message")} (code ${
-        String(error.code ?? "?")
-      })`,
-    };
-  }
-  const result = message.result as Record<string, unknown> | undefined;
-  const info = result?.serverInfo as Record<string, unknown> | undefined;
+/** Turns an initialize result into the outcome, checking its shape. */
+function interpret(transport: Transport, answer: unknown, startedAt: number): McpProbeResult {
+  const result = isRecord(answer) ? answer : undefined;
+  const info = isRecord(result?.serverInfo) ? result.serverInfo : undefined;
   if (!result || !info || typeof info.name !== "string") {
     return {
       ok: false,
@@ -154,13 +157,18 @@ function interpret(
   };
 }
 
-function parseJson(line: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(line);
-    return value && typeof value === "object" && !Array.isArray(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+/** The outcome for an error answer to initialize. */
+function refused(transport: Transport, error: RpcError): McpProbeResult {
+  return {
+    ok: false,
+    transport,
+    code: "rpc_error",
+    message: `The server refused initialize: ${error.message} (code ${error.code})`,
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
 /**
@@ -230,55 +238,31 @@ async function probeStdio(
       stderr = (stderr + chunk).slice(-STDERR_TAIL);
     }
   })().catch(() => {});
-  const writer = child.stdin.getWriter();
-  const encoder = new TextEncoder();
-  const send = (line: string) => writer.write(encoder.encode(line + "\n")).catch(() => {});
-
-  const answer = (async (): Promise<Record<string, unknown> | undefined> => {
-    let buffer = "";
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let newline: number;
-      while ((newline = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, newline).trim();
-        buffer = buffer.slice(newline + 1);
-        const message = line === "" ? undefined : parseJson(line);
-        if (!message) continue;
-        if (message.id === 0 && ("result" in message || "error" in message)) return message;
-        if (typeof message.method === "string" && "id" in message) {
-          // A request from the server before initialization (ping): answer it.
-          const reply = message.method === "ping"
-            ? { jsonrpc: "2.0", id: message.id, result: {} }
-            : {
-              jsonrpc: "2.0",
-              id: message.id,
-              error: { code: -32601, message: "Method not found" },
-            };
-          await send(JSON.stringify(reply));
-        }
-      }
-    }
-    return undefined;
-  })();
-
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), options.timeoutMs);
+  const connection = connectNdjson({ readable: child.stdout, writable: child.stdin }, {
+    methods: PROBE_METHODS,
+    replyToParseErrors: false,
   });
-  await send(initializeRequest(0));
-  let outcome: Record<string, unknown> | undefined | "timeout";
+  let answer: { result: unknown } | { error: unknown };
   try {
-    outcome = await Promise.race([answer.catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
+    answer = {
+      result: await connection.peer.request("initialize", initializeParams(), {
+        timeoutMs: options.timeoutMs,
+      }),
+    };
+    await connection.peer.notify("notifications/initialized").catch(() => {});
+  } catch (error) {
+    answer = { error };
   }
-  if (outcome !== "timeout" && outcome !== undefined) await send(INITIALIZED);
-  await writer.close().catch(() => {});
+  await connection.close();
   const status = await stop(group);
   await Promise.race([stderrDone, new Promise((resolve) => setTimeout(resolve, 200))]);
   const stderrTail = stderr.trim() === "" ? undefined : stderr.trim();
 
-  if (outcome === "timeout") {
+  if ("result" in answer) return interpret("stdio", answer.result, startedAt);
+  const { error } = answer;
+  if (error instanceof RpcError) return refused("stdio", error);
+  const tail = stderrTail ? { stderrTail } : {};
+  if (error instanceof RpcTimeoutError) {
     return {
       ok: false,
       transport: "stdio",
@@ -286,20 +270,27 @@ async function probeStdio(
       message: `"${target.command}" did not answer initialize within ${
         options.timeoutMs / 1000
       } s (the MCP test timeout)`,
-      ...(stderrTail ? { stderrTail } : {}),
+      ...tail,
     };
   }
-  if (outcome === undefined) {
+  if (error instanceof RpcClosedError && error.cause instanceof RpcFramingError) {
     return {
       ok: false,
       transport: "stdio",
-      code: "exited",
-      message: `"${target.command}" closed its output before answering initialize` +
-        (status.code !== 0 ? ` (exit code ${status.code})` : ""),
-      ...(stderrTail ? { stderrTail } : {}),
+      code: "protocol_error",
+      message: `"${target.command}" broke the stdio framing: ${error.cause.message}`,
+      ...tail,
     };
   }
-  return interpret("stdio", outcome, startedAt);
+  // Its output closed (or its input did) before the answer: it exited or is exiting.
+  return {
+    ok: false,
+    transport: "stdio",
+    code: "exited",
+    message: `"${target.command}" closed its output before answering initialize` +
+      (status.code !== 0 ? ` (exit code ${status.code})` : ""),
+    ...tail,
+  };
 }
 
 /**
@@ -315,128 +306,51 @@ async function stop(group: ProcessGroup): Promise<Deno.CommandStatus> {
   return await group.status;
 }
 
-/** Reads a Streamable HTTP answer: one JSON object, or an SSE stream carrying it. */
-async function readHttpAnswer(response: Response): Promise<Record<string, unknown> | undefined> {
-  const type = response.headers.get("content-type") ?? "";
-  if (type.includes("text/event-stream") && response.body) {
-    let buffer = "";
-    for await (const chunk of response.body.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk.replace(/\r\n/g, "\n");
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = event.split("\n").filter((line) => line.startsWith("data:"))
-          .map((line) => line.slice(5).trimStart()).join("\n");
-        const message = data === "" ? undefined : parseJson(data);
-        if (message && message.id === 0) {
-          await response.body.cancel().catch(() => {});
-          return message;
-        }
-      }
-    }
-    return undefined;
-  }
-  return parseJson(await response.text());
-}
-
 async function probeHttp(
   url: string,
   headers: Readonly<Record<string, string>>,
   options: McpProbeOptions,
 ): Promise<McpProbeResult> {
   const startedAt = Date.now();
-  const signal = AbortSignal.timeout(options.timeoutMs);
-  let response: Response;
+  const port = new McpHttpPort(url, { headers, timeoutMs: options.timeoutMs });
+  const peer = new RpcPeer(port, { methods: PROBE_METHODS, replyToParseErrors: false });
+  port.attach((text) => void peer.receive(text));
+  let answer: unknown;
   try {
-    response = await fetch(url, {
-      method: "POST",
-      headers: {
-        ...headers,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: initializeRequest(0),
-      signal,
-    });
+    answer = await peer.request("initialize", initializeParams());
   } catch (error) {
+    peer.close();
     return httpFailure(url, error, options);
   }
-  if (!response.ok) {
-    await response.body?.cancel();
-    return {
-      ok: false,
-      transport: "http",
-      code: "http_error",
-      message: `${url} answered initialize with HTTP ${response.status}` +
-        (response.status === 401 || response.status === 403
-          ? "; check the server's headers (credentials)"
-          : ""),
-    };
+  const result = interpret("http", answer, startedAt);
+  if (result.ok) {
+    // Best effort: the check already succeeded.
+    port.protocolVersion = result.protocolVersion;
+    port.timeoutMs = HTTP_CLOSE_TIMEOUT_MS;
+    await peer.notify("notifications/initialized").catch(() => {});
+    await port.terminate();
   }
-  if ((response.headers.get("content-type") ?? "").includes("text/html")) {
-    await response.body?.cancel();
-    return {
-      ok: false,
-      transport: "http",
-      code: "protocol_error",
-      message: `${url} answered with an HTML page, not an MCP response; check the URL`,
-    };
-  }
-  let message: Record<string, unknown> | undefined;
-  try {
-    message = await readHttpAnswer(response);
-  } catch (error) {
-    return httpFailure(url, error, options);
-  }
-  if (!message) {
-    return {
-      ok: false,
-      transport: "http",
-      code: "protocol_error",
-      message: `${url} did not answer initialize with a JSON-RPC response`,
-    };
-  }
-  const result = interpret("http", message, startedAt);
-  const session = response.headers.get("mcp-session-id");
-  if (result.ok) await closeHttpSession(url, headers, session, result.protocolVersion);
+  peer.close();
   return result;
 }
 
-async function closeHttpSession(
-  url: string,
-  headers: Readonly<Record<string, string>>,
-  session: string | null,
-  version: string,
-): Promise<void> {
-  const common: Record<string, string> = {
-    ...headers,
-    "mcp-protocol-version": version,
-    ...(session ? { "mcp-session-id": session } : {}),
-  };
-  const signal = AbortSignal.timeout(2000);
-  try {
-    const notified = await fetch(url, {
-      method: "POST",
-      headers: {
-        ...common,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: INITIALIZED,
-      signal,
-    });
-    await notified.body?.cancel();
-    if (session) {
-      const ended = await fetch(url, { method: "DELETE", headers: common, signal });
-      await ended.body?.cancel();
-    }
-  } catch {
-    // Best effort: the check already succeeded.
-  }
-}
-
 function httpFailure(url: string, error: unknown, options: McpProbeOptions): McpProbeResult {
+  if (error instanceof RpcError) return refused("http", error);
+  if (error instanceof McpHttpError) {
+    return {
+      ok: false,
+      transport: "http",
+      code: error.problem === "status" ? "http_error" : "protocol_error",
+      message: error.problem === "status"
+        ? `${url} answered initialize with HTTP ${error.status}` +
+          (error.status === 401 || error.status === 403
+            ? "; check the server's headers (credentials)"
+            : "")
+        : error.problem === "html"
+        ? `${url} answered with an HTML page, not an MCP response; check the URL`
+        : `${url} did not answer initialize with a JSON-RPC response`,
+    };
+  }
   const name = (error as Error)?.name;
   if (name === "TimeoutError" || name === "AbortError") {
     return {

@@ -24,15 +24,7 @@ import {
   writeEnvValue,
 } from "../home/mod.ts";
 import { openStateStore } from "../sqlite/mod.ts";
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
+import { isFile } from "../fs/read.ts";
 
 /**
  * The profile at `paths` as core's use cases see it. `env` is the process

@@ -5,6 +5,7 @@
  */
 
 import { join } from "node:path";
+import { isDirectory as isDirectoryOrThrow, isFile as isFileOrThrow } from "../fs/read.ts";
 
 /** Entries of `dir` sorted by name; a missing folder (or a file in its place) has none. */
 export async function readDirSorted(dir: string): Promise<Deno.DirEntry[]> {
@@ -20,22 +21,14 @@ export async function readDirSorted(dir: string): Promise<Deno.DirEntry[]> {
   return entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
-/** True when `path` is a folder (following a symbolic link). */
-export async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch {
-    return false;
-  }
+/** True when `path` is a folder (following a symbolic link); an unreadable path is not one. */
+export function isDirectory(path: string): Promise<boolean> {
+  return isDirectoryOrThrow(path).catch(() => false);
 }
 
-/** True when `path` is a file (following a symbolic link). */
-export async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch {
-    return false;
-  }
+/** True when `path` is a file (following a symbolic link); an unreadable path is not one. */
+export function isFile(path: string): Promise<boolean> {
+  return isFileOrThrow(path).catch(() => false);
 }
 
 /** True when an entry of `dir` is a folder, following a symbolic link. */

@@ -14,6 +14,7 @@ import {
   bundleSlug,
   findBundle,
   renderBundle,
+  type SavedBundle,
   uniqueSkillRefs,
 } from "../../core/skills/mod.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
@@ -27,13 +28,7 @@ export interface SaveBundleOptions {
   force?: boolean;
 }
 
-/** What {@link saveBundle} wrote. */
-export interface SavedBundle {
-  slug: string;
-  file: string;
-  /** True when an existing bundle was replaced. */
-  replaced: boolean;
-}
+export type { SavedBundle } from "../../core/skills/mod.ts";
 
 /** The files that may hold bundle `slug`: `<slug>.yaml`, `<slug>.yml`, or another file naming it. */
 async function existingFile(home: string, slug: string): Promise<string | undefined> {

@@ -1,7 +1,8 @@
 /**
  * Skills on disk: the catalog of a profile home (skills and bundles), bundle
- * files, the `skills_list` / `skill_view` tools, and the bundled skills
- * Herald ships with their seeding into each profile.
+ * files, the `skills_list` / `skill_view` tools, the bundled skills Herald
+ * ships with their seeding into each profile, and all of it as core's
+ * skill library port.
  *
  * @module
  */
@@ -10,3 +11,4 @@ export * from "./catalog.ts";
 export * from "./seed.ts";
 export * from "./tools.ts";
 export * from "./bundle_files.ts";
+export * from "./library.ts";

@@ -18,6 +18,7 @@
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { SeedReport, TrackedSkill } from "../../core/skills/mod.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/file_lock.ts";
 import { entryIsDirectory, isDirectory, isFile, listFiles, readDirSorted } from "./_fs.ts";
@@ -37,32 +38,10 @@ export function bundledSkillsDir(): string {
   return fileURLToPath(new URL("./bundled/", import.meta.url));
 }
 
+export type { SeedReport, TrackedSkill } from "../../core/skills/mod.ts";
+
 const MANIFEST_HEADER =
   "# Bundled skills seeded by Herald: <name>:<sha256 of the copy as seeded>\n";
-
-/** What {@link seedBundledSkills} did, by skill name. */
-export interface SeedReport {
-  /** True when the profile has opted out (`.no-bundled-skills`); nothing was seeded. */
-  optedOut: boolean;
-  /** New bundled skills copied into the profile. */
-  added: string[];
-  /** Unmodified copies replaced by a newer bundled version. */
-  updated: string[];
-  /** Copies the user changed; left alone. */
-  keptModified: string[];
-  /** Bundled skills the user deleted; not re-added. */
-  skippedDeleted: string[];
-  /** Bundled skills not seeded because the profile opted out. */
-  skippedOptedOut: string[];
-  /** Same-named skills the user made themselves; kept, ours not copied. */
-  keptUserOwned: string[];
-  /** Copies already identical to the bundled version. */
-  unchanged: string[];
-  /** Skills that could not be copied (the reason is in `notes`); tried again next time. */
-  failed: string[];
-  /** One line per thing a person should know (kept user skills, failures). */
-  notes: string[];
-}
 
 /** One skill of a bundled set. */
 export interface BundledSkill {
@@ -72,17 +51,6 @@ export interface BundledSkill {
   relDir: string;
   /** Absolute folder path. */
   dir: string;
-}
-
-/** A bundled skill tracked in a profile, as found on disk now. */
-export interface TrackedSkill {
-  name: string;
-  /** Where the copy lives (it may be gone). */
-  dir: string;
-  /** The hash recorded when it was seeded. */
-  originHash: string;
-  /** `unmodified`: byte-identical to its origin; `modified`: changed by the user; `deleted`: gone. */
-  state: "unmodified" | "modified" | "deleted";
 }
 
 function hex(buffer: ArrayBuffer): string {

@@ -15,7 +15,7 @@ import { z } from "zod";
 import { defineTypedTool, ToolError, type TypedTool } from "../../core/tools/types.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/file_lock.ts";
-import { readTextOrEmpty } from "../home/text_file.ts";
+import { readTextOrEmpty } from "../fs/read.ts";
 
 /** Which memory file an action targets. */
 export type MemoryTarget = "memory" | "user";

@@ -1,37 +1,24 @@
 /**
- * Approval requests for dangerous commands in the terminal. The decision is
- * core's {@link ApprovalPolicy}; this module only asks on the terminal and
- * prints what the policy tells the user (denied without a terminal, denied
- * for silence, "always" not saved).
+ * Approval requests for dangerous commands in the terminal: the terminal's
+ * {@link ApprovalSurface}. The decision is core's approval policy, made for
+ * the profile by the agent runtime (core/agent/approvals.ts) exactly as for
+ * the dashboard; this module only asks on the terminal and prints what the
+ * policy tells the user (denied without a terminal, denied for silence,
+ * "always" not saved).
  *
  * @module
  */
 
 import {
-  type AlwaysStore,
+  ApprovalInterruptedError,
   type ApprovalNotice,
-  ApprovalPolicy,
+  type ApprovalSurface,
   type AskHuman,
   describeTimeout,
 } from "../../core/tools/approval_policy.ts";
 import type { ApprovalChoice } from "../../core/tools/types.ts";
 import type { Output } from "../io.ts";
 import type { LineReader } from "./lines.ts";
-
-/** How approval requests are answered in the terminal. */
-export interface TerminalApprovalOptions {
-  io: Output;
-  /** A line source to ask on; absent for non-interactive runs. */
-  ask?: LineReader;
-  /** Saves "always" answers (config `approvals.allow`). */
-  store: AlwaysStore;
-  /** Safe mode saves nothing. */
-  safeMode?: boolean;
-  /** Rules allowed from the start. */
-  allowed?: Iterable<string>;
-  /** How long a question waits; the policy's default when absent. */
-  timeoutMs?: number;
-}
 
 const ANSWERS: Record<string, ApprovalChoice> = {
   o: "once",
@@ -48,17 +35,16 @@ const ANSWERS: Record<string, ApprovalChoice> = {
   no: "deny",
 };
 
-/** Builds the approval policy of one terminal chat run. */
-export function terminalApprovalPolicy(options: TerminalApprovalOptions): ApprovalPolicy {
-  const { io } = options;
-  return new ApprovalPolicy({
-    ask: options.ask && askOnTerminal(io, options.ask),
-    store: options.store,
-    safeMode: options.safeMode ?? false,
-    allowed: options.allowed,
-    timeoutMs: options.timeoutMs,
+/**
+ * How one terminal chat run asks about dangerous commands: on `lines` when
+ * the run is interactive (absent: nobody is asked, so the policy denies),
+ * with the policy's notices printed on standard error.
+ */
+export function terminalApprovals(io: Output, lines?: LineReader): ApprovalSurface {
+  return {
+    ask: lines && askOnTerminal(io, lines),
     onNotice: (notice) => io.err(renderNotice(notice)),
-  });
+  };
 }
 
 function askOnTerminal(io: Output, lines: LineReader): AskHuman {
@@ -76,8 +62,10 @@ function askOnTerminal(io: Output, lines: LineReader): AskHuman {
       try {
         line = await lines.next(signal);
       } catch (error) {
-        if (signal.aborted) return "deny";
-        throw error;
+        if (!signal.aborted) throw error;
+        // Withdrawn: expired (the notice says so on a line of its own) or the turn was interrupted.
+        if (signal.reason instanceof ApprovalInterruptedError) io.err("\n");
+        return "deny";
       }
       if (line === null) return "deny";
       const choice = ANSWERS[line.trim().toLowerCase()];

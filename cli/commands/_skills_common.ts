@@ -1,11 +1,11 @@
 /**
- * Helpers shared by `herald skills` and `herald bundles`.
+ * Helpers shared by `herald skills` and `herald bundles`: how paths and
+ * catalog warnings are shown on a terminal.
  *
  * @module
  */
 
 import type { CatalogWarning } from "../../core/skills/mod.ts";
-import { createSlashRegistry } from "../../core/commands/mod.ts";
 import type { CliContext } from "../context.ts";
 
 /** `path` with the user's home folder shown as `~`. */
@@ -25,9 +25,4 @@ export function printWarnings(c: CliContext, warnings: readonly CatalogWarning[]
   for (const warning of warnings) {
     c.io.err(`herald: warning: ${warning.file}: ${warning.message}\n`);
   }
-}
-
-/** The names and aliases of the built-in slash commands. */
-export function builtinCommandNames(): ReadonlySet<string> {
-  return createSlashRegistry().names();
 }

@@ -1,38 +1,34 @@
 /**
  * `herald bundles list|show|create|delete|reload`: skill bundles, each a
- * YAML file in `skill-bundles/` and a `/<name>` command in chat.
+ * YAML file in `skill-bundles/` and a `/<name>` command in chat. The work
+ * is done by the use cases in core/usecases/bundles.ts.
  *
  * @module
  */
 
 import type { Command } from "commander";
 import {
-  bundleLabel,
-  BundleNotFoundError,
-  findBundle,
-  resolveBundle,
-  type SkillCatalogSnapshot,
-  summarizeBundle,
-} from "../../core/skills/mod.ts";
-import {
-  bundlesDir,
-  createSkillCatalog,
+  createBundle,
   deleteBundle,
-  saveBundle,
-} from "../../adapters/skills/mod.ts";
+  listBundles,
+  reloadBundles,
+  showBundle,
+} from "../../core/usecases/bundles.ts";
+import { openSkillLibrary } from "../../adapters/skills/mod.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
-import { builtinCommandNames, displayPath, printWarnings } from "./_skills_common.ts";
+import { displayPath, printWarnings } from "./_skills_common.ts";
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-async function load(c: CliContext): Promise<{ home: string; snapshot: SkillCatalogSnapshot }> {
-  const paths = await c.home();
-  const snapshot = await createSkillCatalog(paths.home).snapshot();
-  printWarnings(c, snapshot.warnings.filter((w) => w.file.startsWith(bundlesDir(paths.home))));
-  return { home: paths.home, snapshot };
+interface CreateOptions {
+  skill: string[];
+  description?: string;
+  instruction?: string;
+  force?: boolean;
+  json?: boolean;
 }
 
 /** Adds the `bundles` command family to `program`. */
@@ -40,19 +36,20 @@ export function registerBundles(program: Command, ctx: () => CliContext): void {
   const bundles = program.command("bundles").description(
     "skill bundles: several skills loaded together by one /<name> command",
   );
+  const library = async (c: CliContext) => openSkillLibrary(await c.home());
 
   bundles.command("list")
     .description("list the bundles of this profile")
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }) => {
       const c = ctx();
-      const { home, snapshot } = await load(c);
-      const builtins = builtinCommandNames();
-      const rows = snapshot.bundles.map((bundle) => summarizeBundle(bundle, snapshot, builtins));
+      const lib = await library(c);
+      const { bundles: rows, warnings } = await listBundles(lib);
+      printWarnings(c, warnings);
       if (options.json) return printJson(c.io, rows);
       if (rows.length === 0) {
         return c.io.out(
-          `No bundles in ${displayPath(c, bundlesDir(home))}. Create one with ` +
+          `No bundles in ${displayPath(c, lib.bundlesDir)}. Create one with ` +
             "`herald bundles create <name> --skill <skill> --skill <skill>`.\n",
         );
       }
@@ -70,10 +67,10 @@ export function registerBundles(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, options: { json?: boolean }) => {
       const c = ctx();
-      const { home, snapshot } = await load(c);
-      const bundle = findBundle(snapshot.bundles, name);
-      if (!bundle) throw new BundleNotFoundError(name, displayPath(c, bundlesDir(home)));
-      const row = summarizeBundle(bundle, snapshot, builtinCommandNames());
+      const { bundle: row, warnings } = await showBundle(await library(c), name, {
+        showPath: (path) => displayPath(c, path),
+      });
+      printWarnings(c, warnings);
       if (options.json) return printJson(c.io, row);
       c.io.out(`${row.command}  ${row.label}\n`);
       c.io.out(`Name:   ${row.name}\n`);
@@ -98,65 +95,39 @@ export function registerBundles(program: Command, ctx: () => CliContext): void {
     .option("--instruction <text>", "guidance placed before the skills when the bundle is used")
     .option("--force", "replace an existing bundle of the same name")
     .option("--json", "print JSON")
-    .action(
-      async (
-        name: string,
-        options: {
-          skill: string[];
-          description?: string;
-          instruction?: string;
-          force?: boolean;
-          json?: boolean;
-        },
-      ) => {
-        const c = ctx();
-        const paths = await c.home();
-        const saved = await saveBundle(paths.home, {
-          name,
-          skills: options.skill,
-          description: options.description,
-          instruction: options.instruction,
-        }, { force: options.force });
-        const snapshot = await createSkillCatalog(paths.home).snapshot();
-        const resolution = resolveBundle({ skills: options.skill }, snapshot);
-        for (const ref of resolution.missing) {
-          c.io.err(
-            `herald: warning: skill "${ref}" is not installed yet; /${saved.slug} skips it until it is\n`,
-          );
-        }
-        for (const ref of resolution.unavailable) {
-          c.io.err(
-            `herald: warning: skill "${ref}" is not meant for this system; /${saved.slug} skips it here\n`,
-          );
-        }
-        if (builtinCommandNames().has(saved.slug)) {
-          c.io.err(
-            `herald: warning: /${saved.slug} is a built-in command, so this bundle cannot be invoked; choose another name\n`,
-          );
-        }
-        if (options.json) {
-          return printJson(c.io, {
-            name: name.trim(),
-            slug: saved.slug,
-            command: `/${saved.slug}`,
-            file: saved.file,
-            replaced: saved.replaced,
-            missing: resolution.missing,
-          });
-        }
-        c.io.out(
-          `${saved.replaced ? "Replaced" : "Created"} bundle /${saved.slug} at ${saved.file}\n`,
+    .action(async (name: string, options: CreateOptions) => {
+      const c = ctx();
+      const { replaced, bundle, shadowed } = await createBundle(await library(c), {
+        name,
+        skills: options.skill,
+        description: options.description,
+        instruction: options.instruction,
+        force: options.force,
+      });
+      const warn = (text: string) => c.io.err(`herald: warning: ${text}\n`);
+      for (const ref of bundle.missing) {
+        warn(`skill "${ref}" is not installed yet; ${bundle.command} skips it until it is`);
+      }
+      for (const ref of bundle.unavailable) {
+        warn(`skill "${ref}" is not meant for this system; ${bundle.command} skips it here`);
+      }
+      if (shadowed) {
+        warn(
+          `${bundle.command} is a built-in command, so this bundle cannot be invoked; choose another name`,
         );
-      },
-    );
+      }
+      if (options.json) return printJson(c.io, { ...bundle, replaced });
+      c.io.out(`${replaced ? "Replaced" : "Created"} bundle ${bundle.command} at ${bundle.file}\n`);
+    });
 
   bundles.command("delete <name>")
     .description("delete a bundle file (the skills stay)")
     .option("--json", "print JSON")
     .action(async (name: string, options: { json?: boolean }) => {
       const c = ctx();
-      const paths = await c.home();
-      const file = await deleteBundle(paths.home, name, displayPath(c, bundlesDir(paths.home)));
+      const { file } = await deleteBundle(await library(c), name, {
+        showPath: (path) => displayPath(c, path),
+      });
       if (options.json) return printJson(c.io, { deleted: file });
       c.io.out(`Deleted bundle ${name} (${file})\n`);
     });
@@ -166,26 +137,20 @@ export function registerBundles(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }) => {
       const c = ctx();
-      const { home, snapshot } = await load(c);
-      const skipped = snapshot.warnings.filter((w) => w.file.startsWith(bundlesDir(home)));
-      if (options.json) {
-        return printJson(c.io, {
-          total: snapshot.bundles.length,
-          bundles: snapshot.bundles.map((b) => ({ name: b.name, slug: b.slug, file: b.file })),
-          skipped: skipped.map((w) => ({ file: w.file, message: w.message })),
-        });
-      }
+      const lib = await library(c);
+      const reload = await reloadBundles(lib);
+      printWarnings(c, reload.skipped);
+      if (options.json) return printJson(c.io, reload);
+      const { total, skipped } = reload;
       c.io.out(
-        `Loaded ${snapshot.bundles.length} bundle${snapshot.bundles.length === 1 ? "" : "s"}` +
+        `Loaded ${total} bundle${total === 1 ? "" : "s"}` +
           `${
             skipped.length > 0
               ? `, skipped ${skipped.length} broken file${skipped.length === 1 ? "" : "s"}`
               : ""
           }` +
-          ` from ${displayPath(c, bundlesDir(home))}. Bundles are read afresh at every use.\n`,
+          ` from ${displayPath(c, lib.bundlesDir)}. Bundles are read afresh at every use.\n`,
       );
-      for (const bundle of snapshot.bundles) {
-        c.io.out(`  /${bundle.slug}  ${bundleLabel(bundle)}\n`);
-      }
+      for (const bundle of reload.bundles) c.io.out(`  /${bundle.slug}  ${bundle.label}\n`);
     });
 }

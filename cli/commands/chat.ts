@@ -6,21 +6,19 @@
  */
 
 import type { Command } from "commander";
-import type { AgentEvent, AgentSession, TurnResult } from "../../core/agent/session.ts";
-import { HeraldError } from "../../core/errors.ts";
 import {
-  createSlashRegistry,
-  parseSlashInput,
-  runCatalogCommand,
-} from "../../core/commands/mod.ts";
+  type ClosedConversation,
+  Conversation,
+  type ConversationResult,
+} from "../../core/agent/conversation.ts";
+import type { AgentEvent, SendOptions, TurnResult } from "../../core/agent/turn_runtime.ts";
+import { HeraldError } from "../../core/errors.ts";
 import { VERSION } from "../../core/version.ts";
-import { configAlwaysStore } from "../../adapters/home/mod.ts";
+import { openAgentRuntimeLazily } from "../../adapters/runtime/lazy_agent_runtime.ts";
 import type { CliContext } from "../context.ts";
 import { type Output, OutputClosedError, printJson } from "../io.ts";
-import { terminalApprovalPolicy } from "../chat/approval.ts";
+import { terminalApprovals } from "../chat/approval.ts";
 import { LineReader } from "../chat/lines.ts";
-import type { ChatRuntime } from "../chat/runtime.ts";
-import { importLazily } from "../../adapters/lazy.ts";
 
 interface ChatOptions {
   query?: string;
@@ -89,102 +87,72 @@ class TurnDisplay {
   }
 }
 
-async function runTurn(
+/**
+ * Runs `work` (one line of input or one question) with Ctrl-C interrupting
+ * the conversation's turn, and shows the turn's progress on `display`.
+ */
+async function withInterrupt<T>(
   c: CliContext,
-  session: AgentSession,
-  text: string,
+  conversation: Conversation,
+  work: (options: SendOptions) => Promise<T>,
   display: TurnDisplay,
-): Promise<TurnResult> {
-  const controller = new AbortController();
-  const interrupt = () => controller.abort();
+): Promise<T> {
+  const interrupt = () => void conversation.interrupt();
   if (c.signals) Deno.addSignalListener("SIGINT", interrupt);
   try {
-    const result = await session.send(text, {
-      signal: controller.signal,
-      onEvent: display.onEvent,
-    });
-    display.finish(result);
-    if (result.aborted) c.io.err("(interrupted)\n");
-    return result;
+    return await work({ onEvent: display.onEvent });
   } finally {
     if (c.signals) Deno.removeSignalListener("SIGINT", interrupt);
   }
 }
 
-/**
- * For `-q "/<bundle-or-skill> text"`: the message the bundle or skill sends.
- * Any other text, built-in commands included, is sent as typed.
- */
-async function expandSkillQuery(runtime: ChatRuntime, query: string): Promise<string> {
-  const input = parseSlashInput(query);
-  if (!input || createSlashRegistry().find(input.name)) return query;
-  const outcome = await runCatalogCommand(runtime.catalog, input.name, input.args);
-  return outcome?.kind === "send" ? outcome.message : query;
+function showTurn(c: CliContext, display: TurnDisplay, result: TurnResult): void {
+  display.finish(result);
+  if (result.aborted) c.io.err("(interrupted)\n");
 }
 
-async function conversation(
+/** The interactive or piped conversation; false when a turn failed. */
+async function converse(
   c: CliContext,
-  runtime: ChatRuntime,
+  conversation: Conversation,
   lines: LineReader,
-  first: AgentSession,
 ): Promise<boolean> {
-  const registry = createSlashRegistry({ catalog: runtime.catalog });
-  let session = first;
-  let deleteOnExit = false;
+  let exit: ClosedConversation | undefined;
   let failed = false;
   if (c.interactive) {
     c.io.err(
-      `Herald ${VERSION} · ${session.client.provider}/${session.client.model} · ` +
+      `Herald ${VERSION} · ${conversation.provider}/${conversation.model} · ` +
         "/help for commands, /exit to leave\n",
     );
     // Scan skills and bundles now, so a broken file is reported before the first prompt.
-    await runtime.catalog.snapshot().catch(() => {});
+    await conversation.catalog?.snapshot().catch(() => {});
   }
   for (;;) {
     if (c.interactive) c.io.out("› ");
     const line = await lines.next();
     if (line === null) break;
     if (line.trim() === "") continue;
-    const outcome = await registry.dispatch(line, {
-      sessionId: session.id,
-      model: session.client.model,
-      provider: session.client.provider,
-    });
-    let message: string | undefined = line;
-    if (outcome) {
-      message = undefined;
-      if (outcome.kind === "reply") c.io.out(`${outcome.text}\n`);
-      else if (outcome.kind === "exit") {
-        deleteOnExit = outcome.deleteSession;
-        break;
-      } else if (outcome.kind === "new_session") {
-        const client = session.client;
-        session = runtime.start();
-        session.setClient(client);
-        c.io.out(`${outcome.text}\n`);
-      } else if (outcome.kind === "set_model") {
-        session.setClient(runtime.withModel(outcome.model));
-        c.io.out(`${outcome.text}\n`);
-      } else {
-        message = outcome.message;
-      }
-    }
-    if (message === undefined) continue;
+    const display = new TurnDisplay(c.io, true);
+    let result: ConversationResult;
     try {
-      await runTurn(c, session, message, new TurnDisplay(c.io, true));
+      result = await withInterrupt(c, conversation, (o) => conversation.input(line, o), display);
     } catch (error) {
       // Nobody reads the answers any more: end the run (cli/errors.ts exits 0 quietly).
       if (error instanceof OutputClosedError) throw error;
       failed = true;
       c.io.err(`herald: ${(error as Error).message}\n`);
+      continue;
     }
+    if (result.kind === "turn") showTurn(c, display, result.result);
+    else if (result.kind === "exit") {
+      exit = result;
+      break;
+    } else c.io.out(`${result.text}\n`);
   }
-  if (deleteOnExit) {
-    const id = session.id;
-    await session.deleteStored();
-    if (id) c.io.err(`Deleted session ${id}.\n`);
-  } else if (session.id && c.interactive) {
-    c.io.err(`Session ${session.id} saved; continue with: herald chat --resume ${session.id}\n`);
+  const sessionId = exit ? exit.sessionId : conversation.sessionId;
+  if (exit?.deleted) c.io.err(`Deleted session ${exit.sessionId}.\n`);
+  else if (sessionId && c.interactive) {
+    c.io.err(`Session ${sessionId} saved; continue with: herald chat --resume ${sessionId}\n`);
   }
   return !failed;
 }
@@ -207,53 +175,50 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
       const c = ctx();
       const oneShot = options.query !== undefined;
       const lines = oneShot ? undefined : new LineReader(c.input());
-      const paths = await c.home();
-      const safeMode = options.safeMode ?? false;
-      const approvals = terminalApprovalPolicy({
-        io: c.io,
-        ask: c.interactive && !oneShot ? lines : undefined,
-        store: configAlwaysStore(paths.config),
-        safeMode,
-      });
-      // Loaded here through a variable (Deno pre-loads literal dynamic imports), so other
-      // commands, the dashboard above all, do not carry the agent runtime.
-      const { openChatRuntime } = await importLazily<typeof import("../chat/runtime.ts")>(
-        "cli/chat/runtime.ts",
-      );
-      const runtime = await openChatRuntime(c, {
-        safeMode,
-        model: options.model,
-        provider: options.provider,
-        baseUrl: options.baseUrl,
-        source: options.source,
-        cwd: Deno.cwd(),
-        approve: approvals.decide,
-      });
-      approvals.allow(runtime.config.approvals.allow);
       try {
-        const session = options.resume ? runtime.resume(options.resume) : runtime.start();
-        if (oneShot) {
-          const query = await expandSkillQuery(runtime, options.query!);
-          const result = await runTurn(c, session, query, new TurnDisplay(c.io, false));
-          if (options.json) {
-            printJson(c.io, {
-              session_id: result.sessionId,
-              response: result.response,
-              tool_calls: result.toolCalls,
-              aborted: result.aborted,
-            });
-          } else {
-            c.io.out(`${result.response}\n`);
+        const runtime = await openAgentRuntimeLazily(await c.paths(), {
+          safeMode: options.safeMode ?? false,
+          model: options.model,
+          provider: options.provider,
+          baseUrl: options.baseUrl,
+          source: options.source,
+          cwd: Deno.cwd(),
+          env: c.env,
+          approvals: terminalApprovals(c.io, c.interactive && !oneShot ? lines : undefined),
+          onWarning: (file, message) => c.io.err(`herald: warning: ${file}: ${message}\n`),
+        });
+        const conversation = await Conversation.open({ runtime, resume: options.resume });
+        try {
+          if (oneShot) {
+            const display = new TurnDisplay(c.io, false);
+            const result = await withInterrupt(
+              c,
+              conversation,
+              (o) => conversation.ask(options.query!, o),
+              display,
+            );
+            showTurn(c, display, result);
+            if (options.json) {
+              printJson(c.io, {
+                session_id: result.sessionId,
+                response: result.response,
+                tool_calls: result.toolCalls,
+                aborted: result.aborted,
+              });
+            } else {
+              c.io.out(`${result.response}\n`);
+            }
+          } else if (!(await converse(c, conversation, lines!))) {
+            throw new HeraldError(
+              "chat_turn_failed",
+              "state",
+              "one or more turns failed (see the messages above)",
+            );
           }
-        } else if (!(await conversation(c, runtime, lines!, session))) {
-          throw new HeraldError(
-            "chat_turn_failed",
-            "state",
-            "one or more turns failed (see the messages above)",
-          );
+        } finally {
+          await conversation.close();
         }
       } finally {
-        runtime.close();
         await lines?.close();
       }
     });

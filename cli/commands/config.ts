@@ -1,18 +1,14 @@
 /**
- * `herald config show|get|set|path`.
+ * `herald config show|get|set|path`. The work is core's
+ * (core/usecases/config.ts); this file reads the command line and prints.
  *
  * @module
  */
 
 import type { Command } from "commander";
 import YAML from "yaml";
-import {
-  getConfigValue,
-  planConfigSet,
-  redactSecrets,
-  resolveConfigKey,
-} from "../../core/config/mod.ts";
-import { loadConfigFile, updateConfigText } from "../../adapters/home/mod.ts";
+import { configValueFromText, resolveConfigKey } from "../../core/config/mod.ts";
+import { editConfig, readConfigValue, showConfig } from "../../core/usecases/config.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 
@@ -26,14 +22,6 @@ function formatValue(value: unknown): string {
   return String(value);
 }
 
-/** Loads the profile's config for display: defaults applied, `${VAR}` kept, secrets hidden. */
-async function displayConfig(ctx: CliContext) {
-  const paths = await ctx.home();
-  const loaded = await loadConfigFile(paths.config);
-  ctx.warn(paths.config, loaded.warnings);
-  return { paths, config: redactSecrets(loaded.config), warnings: loaded.warnings };
-}
-
 /** Adds the `config` command family to `program`. */
 export function registerConfig(program: Command, ctx: () => CliContext): void {
   const config = program.command("config").description("show and change this profile's settings");
@@ -43,9 +31,10 @@ export function registerConfig(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (options: JsonFlag) => {
       const c = ctx();
-      const { paths, config, warnings } = await displayConfig(c);
-      if (options.json) printJson(c.io, { file: paths.config, config, warnings });
-      else c.io.out(YAML.stringify(config));
+      const shown = await showConfig(await c.profileContext());
+      c.warn(shown.file, shown.warnings);
+      if (options.json) printJson(c.io, shown);
+      else c.io.out(YAML.stringify(shown.config));
     });
 
   config.command("get <key>")
@@ -53,38 +42,34 @@ export function registerConfig(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (key: string, options: JsonFlag) => {
       const c = ctx();
-      resolveConfigKey(key);
-      const { config } = await displayConfig(c);
-      const value = getConfigValue(config, key);
-      if (options.json) printJson(c.io, { key, value: value ?? null });
-      else c.io.out(formatValue(value) + "\n");
+      resolveConfigKey(key); // an unknown key is refused before the home is touched
+      const read = await readConfigValue(await c.profileContext(), key);
+      c.warn(read.file, read.warnings);
+      if (options.json) printJson(c.io, read.view);
+      else c.io.out((read.set ? formatValue(read.view.value) : "") + "\n");
     });
 
   config.command("set <key> <value>")
     .description("change a setting; secrets (keys, tokens) go to .env, never config.yaml")
     .option("--json", "print JSON")
-    .action(async (key: string, value: string, options: JsonFlag) => {
+    .action(async (key: string, text: string, options: JsonFlag) => {
       const c = ctx();
-      const paths = await c.home();
-      // Planned from the file as it is inside the lock, so a concurrent change is kept;
-      // a secret is stored in .env before config.yaml references it.
-      const plan = (await updateConfigText(paths.config, (current) => {
-        const plan = planConfigSet(current, paths.config, key, value);
-        return plan.kind === "secret"
-          ? { ...plan, secrets: [{ name: plan.envName, value: plan.secret }] }
-          : plan;
-      }, { envPath: paths.env }))!;
-      if (plan.kind === "secret") {
+      const value = configValueFromText(key, text);
+      const profile = await c.profileContext();
+      const result = await editConfig(profile, [{ key, value }]);
+      const secret = result.secrets[0];
+      if (secret) {
+        const envFile = profile.files.envPath;
         if (options.json) {
-          printJson(c.io, { key: plan.path ?? plan.envName, env: plan.envName, file: paths.env });
+          printJson(c.io, { key: secret.key ?? secret.name, env: secret.name, file: envFile });
         } else {
-          const reference = plan.path ? ` (${plan.path} reads \${${plan.envName}})` : "";
-          c.io.out(`Stored ${plan.envName} in ${paths.env}${reference}\n`);
+          const reference = secret.key ? ` (${secret.key} reads \${${secret.name}})` : "";
+          c.io.out(`Stored ${secret.name} in ${envFile}${reference}\n`);
         }
         return;
       }
-      if (options.json) printJson(c.io, { key: plan.path, value: plan.value, file: paths.config });
-      else c.io.out(`Set ${plan.path} = ${formatValue(plan.value)} in ${paths.config}\n`);
+      if (options.json) printJson(c.io, { key, value, file: result.file });
+      else c.io.out(`Set ${key} = ${formatValue(value)} in ${result.file}\n`);
     });
 
   config.command("path")

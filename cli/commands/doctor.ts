@@ -9,7 +9,11 @@
 import type { Command } from "commander";
 import { HeraldError } from "../../core/errors.ts";
 import { SUPPORTED_DENO } from "../../core/version.ts";
-import { loadConfigFile, type ProfilePaths, readEnvFile } from "../../adapters/home/mod.ts";
+import type { ProcessEnv } from "../../core/config/mod.ts";
+import { checkConfig } from "../../core/usecases/config.ts";
+import type { ProfileContext } from "../../core/usecases/ports.ts";
+import type { ProfilePaths } from "../../adapters/home/mod.ts";
+import { openProfileContext } from "../../adapters/runtime/profile_context.ts";
 import { openStateStore } from "../../adapters/sqlite/mod.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
@@ -68,36 +72,11 @@ async function checkHome(paths: ProfilePaths): Promise<DoctorCheck> {
   return { name: "home", status: "ok", detail: paths.home };
 }
 
-async function checkConfig(paths: ProfilePaths): Promise<DoctorCheck[]> {
-  try {
-    const loaded = await loadConfigFile(paths.config);
-    const config: DoctorCheck = loaded.warnings.length === 0
-      ? { name: "config", status: "ok", detail: paths.config }
-      : {
-        name: "config",
-        status: "warn",
-        detail: `${paths.config}: ${loaded.warnings.map((w) => w.message).join("; ")}`,
-      };
-    const model = loaded.config.model;
-    const modelCheck: DoctorCheck = model.provider && model.default
-      ? { name: "model", status: "ok", detail: `${model.provider} / ${model.default}` }
-      : {
-        name: "model",
-        status: "warn",
-        detail:
-          "no model configured; run `herald config set model.provider <provider>` and `herald config set model.default <model>`",
-      };
-    return [config, modelCheck];
-  } catch (error) {
-    return [{ name: "config", status: "fail", detail: describe(error) }];
-  }
-}
-
-async function checkEnv(paths: ProfilePaths): Promise<DoctorCheck> {
+async function checkEnv(paths: ProfilePaths, profile: ProfileContext): Promise<DoctorCheck> {
   const info = await statOrNull(paths.env);
   if (!info) return { name: "env", status: "ok", detail: `${paths.env} not created yet` };
   try {
-    const parsed = await readEnvFile(paths.env);
+    const parsed = await profile.files.readEnv();
     if (loose(info, 0o600)) {
       return {
         name: "env",
@@ -153,13 +132,17 @@ function checkDeno(): DoctorCheck {
   };
 }
 
-/** Runs every check for one profile. */
-export async function runDoctor(paths: ProfilePaths): Promise<DoctorCheck[]> {
+/**
+ * Runs every check for one profile. The config checks are core's
+ * (`checkConfig`); nothing here creates the home.
+ */
+export async function runDoctor(paths: ProfilePaths, env: ProcessEnv): Promise<DoctorCheck[]> {
+  const profile = openProfileContext(paths, env);
   return [
     checkDeno(),
     await checkHome(paths),
-    ...(await checkConfig(paths)),
-    await checkEnv(paths),
+    ...(await checkConfig(profile)),
+    await checkEnv(paths, profile),
     await checkStateDb(paths),
   ];
 }
@@ -174,7 +157,7 @@ export function registerDoctor(program: Command, ctx: () => CliContext): void {
     .action(async (options: { json?: boolean }) => {
       const c = ctx();
       const paths = await c.paths();
-      const checks = await runDoctor(paths);
+      const checks = await runDoctor(paths, c.env);
       const ok = checks.every((check) => check.status !== "fail");
       if (options.json) printJson(c.io, { profile: paths.name, ok, checks });
       else {

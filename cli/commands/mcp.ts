@@ -1,19 +1,15 @@
 /**
  * `herald mcp list|add|remove`: the MCP servers of a profile
  * (`mcp_servers:` in config.yaml). Secret environment values and
- * credential headers go to `.env`; the entry references them.
+ * credential headers go to `.env`; the entry references them. The work is
+ * core's (core/usecases/mcp.ts).
  *
  * @module
  */
 
 import { type Command, InvalidArgumentError } from "commander";
-import {
-  describeMcpServers,
-  type McpServerView,
-  planMcpServerAdd,
-  planMcpServerRemove,
-} from "../../core/mcp/mod.ts";
-import { loadConfigFile, updateConfigText } from "../../adapters/home/mod.ts";
+import type { McpServerView } from "../../core/mcp/mod.ts";
+import { addMcpServer, listMcpServers, removeMcpServer } from "../../core/usecases/mcp.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 
@@ -69,10 +65,8 @@ export function registerMcp(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }) => {
       const c = ctx();
-      const paths = await c.home();
-      const loaded = await loadConfigFile(paths.config);
-      c.warn(paths.config, loaded.warnings);
-      const servers = describeMcpServers(loaded.config.mcp_servers);
+      const { file, servers, warnings } = await listMcpServers(await c.profileContext());
+      c.warn(file, warnings);
       if (options.json) return printJson(c.io, servers);
       if (servers.length === 0) {
         return c.io.out(
@@ -104,7 +98,6 @@ export function registerMcp(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, options: AddOptions) => {
       const c = ctx();
-      const paths = await c.home();
       const input = {
         name,
         command: options.command,
@@ -115,24 +108,13 @@ export function registerMcp(program: Command, ctx: () => CliContext): void {
         timeout: options.timeout,
         enabled: options.disabled ? false : undefined,
       };
-      // Planned inside the lock from the current file; secrets go to .env first.
-      const plan = (await updateConfigText(
-        paths.config,
-        (current) => planMcpServerAdd(current, paths.config, input),
-        { envPath: paths.env },
-      ))!;
-      const loaded = await loadConfigFile(paths.config);
-      const server = describeMcpServers(loaded.config.mcp_servers).find((s) => s.name === name)!;
-      if (options.json) {
-        return printJson(c.io, {
-          profile: paths.name,
-          file: paths.config,
-          server,
-          secrets: plan.secrets.map((secret) => secret.name),
-        });
+      const profile = await c.profileContext();
+      const added = await addMcpServer(profile, input);
+      if (options.json) return printJson(c.io, added);
+      c.io.out(`Added MCP server ${describe(added.server)} to ${added.file}\n`);
+      for (const secret of added.secrets) {
+        c.io.out(`Stored ${secret} in ${profile.files.envPath}\n`);
       }
-      c.io.out(`Added MCP server ${describe(server)} to ${paths.config}\n`);
-      for (const secret of plan.secrets) c.io.out(`Stored ${secret.name} in ${paths.env}\n`);
     });
 
   mcp.command("remove <name>")
@@ -141,11 +123,9 @@ export function registerMcp(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, options: { json?: boolean }) => {
       const c = ctx();
-      const paths = await c.home();
-      await updateConfigText(paths.config, (current) => ({
-        text: planMcpServerRemove(current, paths.config, name),
-      }));
-      if (options.json) return printJson(c.io, { profile: paths.name, removed: name });
-      c.io.out(`Removed MCP server ${name} from ${paths.config}\n`);
+      const profile = await c.profileContext();
+      const removed = await removeMcpServer(profile, name);
+      if (options.json) return printJson(c.io, removed);
+      c.io.out(`Removed MCP server ${name} from ${profile.files.configPath}\n`);
     });
 }

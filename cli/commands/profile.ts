@@ -1,40 +1,27 @@
 /**
  * `herald profile create|list|show|use|delete|describe`: named profiles,
  * each a home of its own, with a description an orchestrator routes by.
+ * The work is done by the use cases in core/usecases/profiles.ts.
  *
  * @module
  */
 
 import type { Command } from "commander";
 import { HeraldError } from "../../core/errors.ts";
+import { PROFILE_DESCRIBER_TASK, ProfileDeleteRefusedError } from "../../core/profiles/mod.ts";
 import {
-  DEFAULT_PROFILE,
-  DefaultProfileError,
-  describeProfile,
-  describeProfiles,
-  type DescribeRequest,
-  type DescribeResult,
-  parseProfileSelector,
-  PROFILE_DESCRIBER_TASK,
-  ProfileDeleteRefusedError,
-  type ProfileMeta,
-  type ProfileSkill,
-} from "../../core/profiles/mod.ts";
-import {
-  clearActiveProfile,
-  type CloneMode,
+  cloneProfile,
   createProfile,
   deleteProfile,
-  listInstalledSkills,
+  describeEveryProfile,
+  describeProfile,
+  type DescribeRequest,
+  type DescribeResult,
   listProfiles,
-  loadConfigFile,
-  profileDescriberPorts,
-  type ProfilePaths,
-  readProfileMeta,
-  requireProfile,
-  writeActiveProfile,
-} from "../../adapters/home/mod.ts";
-import { createModelClient } from "../../adapters/models/mod.ts";
+  showProfile,
+  useProfile,
+} from "../../core/usecases/profiles.ts";
+import { openProfileHome } from "../../adapters/home/mod.ts";
 import { LineReader } from "../chat/lines.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
@@ -55,69 +42,17 @@ interface DescribeOptions {
   json?: boolean;
 }
 
-/** One profile as `list` and `show` print it. */
-interface ProfileRow {
-  name: string;
-  home: string;
-  /** The profile commands use now (`-p`, else the sticky default, else `default`). */
-  active: boolean;
-  /** Named in `active_profile`. */
-  sticky: boolean;
-  description: string;
-  description_auto: boolean;
-  skill_count: number;
-  model: string | null;
-  provider: string | null;
-  /** Problems with this profile's files (a corrupt profile.yaml); each is also printed on stderr. */
-  warnings: string[];
-}
-
 function usage(message: string): HeraldError {
   return new HeraldError("usage", "usage", message);
 }
 
-/** Paths of `name` (any existing profile, `default` included), or of the context's profile. */
-function target(c: CliContext, name: string | undefined): Promise<ProfilePaths> {
-  return name === undefined ? c.paths() : requireProfile(c.root, parseProfileSelector(name));
+function warn(c: CliContext, message: string): void {
+  c.io.err(`herald: warning: ${message}\n`);
 }
 
-/** Reads profile.yaml, printing and returning the warning when it is corrupt. */
-async function readMetaWithWarning(
-  c: CliContext,
-  paths: ProfilePaths,
-): Promise<{ meta: ProfileMeta; warning?: string }> {
-  const read = await readProfileMeta(paths.profileYaml);
-  if (read.warning) c.io.err(`herald: warning: ${read.warning}\n`);
-  return read;
-}
-
-async function profileRow(
-  c: CliContext,
-  paths: ProfilePaths,
-  skills: readonly ProfileSkill[],
-): Promise<ProfileRow> {
-  const { meta, warning } = await readMetaWithWarning(c, paths);
-  let model: string | null = null;
-  let provider: string | null = null;
-  try {
-    const { config } = await loadConfigFile(paths.config);
-    model = config.model.default ?? null;
-    provider = config.model.provider ?? null;
-  } catch {
-    // A broken config.yaml is reported by the commands that use it (and `herald doctor`).
-  }
-  return {
-    name: paths.name,
-    home: paths.home,
-    active: paths.name === c.profile,
-    sticky: paths.name === c.sticky,
-    description: meta.description,
-    description_auto: meta.description_auto,
-    skill_count: skills.length,
-    model,
-    provider,
-    warnings: warning ? [warning] : [],
-  };
+/** `name`, or the profile the context selects when none is given. */
+async function named(c: CliContext, name: string | undefined): Promise<string> {
+  return name ?? (await c.paths()).name;
 }
 
 function descriptionText(description: string, auto: boolean): string {
@@ -130,15 +65,18 @@ function plural(count: number, word: string): string {
 }
 
 /** Asks on the terminal for the profile name; true when it was typed exactly. */
-async function confirmByName(c: CliContext, paths: ProfilePaths): Promise<boolean> {
+async function confirmByName(c: CliContext, profile: { name: string; home: string }) {
+  if (!c.interactive) {
+    throw new ProfileDeleteRefusedError(profile.name, "profile_delete_unconfirmed");
+  }
   c.io.err(
-    `This deletes profile "${paths.name}" and everything in ${paths.home} ` +
+    `This deletes profile "${profile.name}" and everything in ${profile.home} ` +
       "(config, secrets, skills, memories, sessions). It cannot be undone.\n" +
       `Type the profile name to confirm: `,
   );
   const lines = new LineReader(c.input());
   try {
-    return (await lines.next())?.trim() === paths.name;
+    return (await lines.next())?.trim() === profile.name;
   } finally {
     await lines.close();
   }
@@ -181,11 +119,29 @@ function printDescribeResult(c: CliContext, result: DescribeResult, many: boolea
   }
 }
 
+/** The describe request the options ask for; refuses combinations that make no sense. */
+function describeRequest(name: string | undefined, options: DescribeOptions): DescribeRequest {
+  if (options.text !== undefined && options.auto) throw usage("Choose one of --text and --auto");
+  if (options.overwrite && !options.auto) {
+    throw usage("--overwrite only applies with --auto (--text always replaces)");
+  }
+  if (options.all && name !== undefined) throw usage("Give a profile name or --all, not both");
+  if (options.all && options.text !== undefined) {
+    throw usage("--all works with --auto or alone; set each profile's --text separately");
+  }
+  return options.auto
+    ? { mode: "auto", overwrite: options.overwrite ?? false }
+    : options.text !== undefined
+    ? { mode: "set", text: options.text }
+    : { mode: "show" };
+}
+
 /** Adds the `profile` command family to `program`. */
 export function registerProfile(program: Command, ctx: () => CliContext): void {
   const profile = program.command("profile").description(
     "create, list, describe, switch and delete profiles",
   );
+  const home = (c: CliContext) => openProfileHome(c.root, c.env);
 
   profile.command("create <name>")
     .description("create a named profile under <home>/profiles/<name>")
@@ -196,42 +152,27 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, options: CreateOptions) => {
       const c = ctx();
-      if (options.clone && options.cloneAll) {
-        throw usage("Choose one of --clone and --clone-all");
-      }
-      const mode: CloneMode | undefined = options.cloneAll
-        ? "all"
-        : options.clone
-        ? "config"
-        : undefined;
-      const from = mode ? await c.paths() : undefined;
-      const paths = await createProfile(c.root, name, {
-        clone: from && mode ? { from, mode } : undefined,
+      if (options.clone && options.cloneAll) throw usage("Choose one of --clone and --clone-all");
+      const mode = options.cloneAll ? "all" : options.clone ? "config" : undefined;
+      const fill = {
         description: options.description,
         bundledSkills: options.skills,
-      });
-      if (options.json) {
-        printJson(c.io, {
-          name: paths.name,
-          home: paths.home,
-          clone: mode ?? null,
-          cloned_from: from?.name ?? null,
-          description: options.description?.trim() ?? null,
-          bundled_skills: options.skills,
-          skill_count: (await listInstalledSkills(paths.home)).length,
-        });
-        return;
-      }
-      const cloned = mode === "all"
-        ? ` (everything but history cloned from "${from!.name}")`
-        : mode === "config"
-        ? ` (config, secrets, skills and memories cloned from "${from!.name}")`
+        active: c.profile,
+      };
+      const created = mode
+        ? await cloneProfile(home(c), name, { ...fill, from: (await c.paths()).name, mode })
+        : await createProfile(home(c), name, fill);
+      if (options.json) return printJson(c.io, created);
+      const cloned = created.clone === "all"
+        ? ` (everything but history cloned from "${created.cloned_from}")`
+        : created.clone === "config"
+        ? ` (config, secrets, skills and memories cloned from "${created.cloned_from}")`
         : "";
-      c.io.out(`Created profile "${paths.name}" at ${paths.home}${cloned}\n`);
-      if (!options.skills) c.io.out("Bundled skills are not seeded (.no-bundled-skills)\n");
+      c.io.out(`Created profile "${created.name}" at ${created.home}${cloned}\n`);
+      if (!created.bundled_skills) c.io.out("Bundled skills are not seeded (.no-bundled-skills)\n");
       c.io.out(
-        `Use it with: herald -p ${paths.name} <command>, ` +
-          `or make it the default with: herald profile use ${paths.name}\n`,
+        `Use it with: herald -p ${created.name} <command>, ` +
+          `or make it the default with: herald profile use ${created.name}\n`,
       );
     });
 
@@ -243,17 +184,11 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
       await c.paths().catch((error) => {
         // A missing or broken selection: say so, and still list what is there.
         if (!(error instanceof HeraldError)) throw error;
-        c.io.err(`herald: warning: ${error.message}\n`);
+        warn(c, error.message);
       });
-      const rows: ProfileRow[] = [];
-      for (const name of await listProfiles(c.root)) {
-        const paths = await requireProfile(c.root, name);
-        rows.push(await profileRow(c, paths, await listInstalledSkills(paths.home)));
-      }
-      if (options.json) {
-        printJson(c.io, rows);
-        return;
-      }
+      const rows = await listProfiles(home(c), { active: c.profile });
+      for (const row of rows) for (const warning of row.warnings) warn(c, warning);
+      if (options.json) return printJson(c.io, rows);
       const width = Math.max(...rows.map((row) => row.name.length));
       for (const row of rows) {
         const sticky = row.sticky ? " (sticky)" : "";
@@ -271,13 +206,9 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string | undefined, options: { json?: boolean }) => {
       const c = ctx();
-      const paths = await target(c, name);
-      const skills = await listInstalledSkills(paths.home);
-      const row = await profileRow(c, paths, skills);
-      if (options.json) {
-        printJson(c.io, { ...row, skills });
-        return;
-      }
+      const row = await showProfile(home(c), await named(c, name), { active: c.profile });
+      for (const warning of row.warnings) warn(c, warning);
+      if (options.json) return printJson(c.io, row);
       const tags = [row.active ? "active" : "", row.sticky ? "sticky default" : ""]
         .filter(Boolean);
       c.io.out(`Profile:      ${row.name}${tags.length ? ` (${tags.join(", ")})` : ""}\n`);
@@ -287,27 +218,22 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
       c.io.out(
         `Description:  ${descriptionText(row.description, row.description_auto)}\n`,
       );
-      c.io.out(`Skills:       ${skills.length ? skills.map((s) => s.name).join(", ") : "-"}\n`);
+      const skills = row.skills.map((s) => s.name).join(", ");
+      c.io.out(`Skills:       ${skills || "-"}\n`);
     });
 
   profile.command("use <name>")
     .description("make a profile the default when no -p is given (`default` goes back)")
     .option("--json", "print JSON")
-    .action(async (input: string, options: { json?: boolean }) => {
+    .action(async (name: string, options: { json?: boolean }) => {
       const c = ctx();
-      const name = parseProfileSelector(input);
-      if (name === DEFAULT_PROFILE) {
-        await clearActiveProfile(c.root);
-      } else {
-        await requireProfile(c.root, name);
-        await writeActiveProfile(c.root, name);
-      }
-      if (options.json) printJson(c.io, { sticky: name === DEFAULT_PROFILE ? null : name });
-      else if (name === DEFAULT_PROFILE) {
+      const result = await useProfile(home(c), name);
+      if (options.json) return printJson(c.io, result);
+      if (result.sticky === null) {
         c.io.out("Commands without -p now use the default profile\n");
       } else {
         c.io.out(
-          `Commands without -p now use profile "${name}" ` +
+          `Commands without -p now use profile "${result.sticky}" ` +
             "(go back with: herald profile use default)\n",
         );
       }
@@ -317,26 +243,14 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
     .description("delete a named profile and all its data (asks you to type the name)")
     .option("-y, --yes", "do not ask for confirmation")
     .option("--json", "print JSON")
-    .action(async (input: string, options: { yes?: boolean; json?: boolean }) => {
+    .action(async (name: string, options: { yes?: boolean; json?: boolean }) => {
       const c = ctx();
-      const name = parseProfileSelector(input);
-      if (name === DEFAULT_PROFILE) throw new DefaultProfileError("deleted");
-      const paths = await requireProfile(c.root, name);
-      if (!options.yes) {
-        if (!c.interactive) {
-          throw new ProfileDeleteRefusedError(paths.name, "profile_delete_unconfirmed");
-        }
-        if (!(await confirmByName(c, paths))) {
-          throw new ProfileDeleteRefusedError(paths.name, "profile_delete_cancelled");
-        }
-      }
-      const { clearedSticky } = await deleteProfile(c.root, paths.name);
-      if (options.json) {
-        printJson(c.io, { name: paths.name, home: paths.home, cleared_sticky: clearedSticky });
-        return;
-      }
-      c.io.out(`Deleted profile "${paths.name}" (${paths.home})\n`);
-      if (clearedSticky) {
+      const deleted = await deleteProfile(home(c), name, {
+        confirm: options.yes ? undefined : (target) => confirmByName(c, target),
+      });
+      if (options.json) return printJson(c.io, deleted);
+      c.io.out(`Deleted profile "${deleted.name}" (${deleted.home})\n`);
+      if (deleted.cleared_sticky) {
         c.io.out("It was the sticky default; commands now use the default profile\n");
       }
     });
@@ -350,41 +264,18 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string | undefined, options: DescribeOptions) => {
       const c = ctx();
-      if (options.text !== undefined && options.auto) {
-        throw usage("Choose one of --text and --auto");
+      const request = describeRequest(name, options);
+      const onWarning = (message: string) => warn(c, message);
+      if (!options.all) {
+        const result = await describeProfile(home(c), await named(c, name), request, {
+          onWarning,
+        });
+        if (options.json) return printJson(c.io, result);
+        return printDescribeResult(c, result, false);
       }
-      if (options.overwrite && !options.auto) {
-        throw usage("--overwrite only applies with --auto (--text always replaces)");
-      }
-      if (options.all && name !== undefined) {
-        throw usage("Give a profile name or --all, not both");
-      }
-      if (options.all && options.text !== undefined) {
-        throw usage("--all works with --auto or alone; set each profile's --text separately");
-      }
-      const targets = options.all
-        ? await Promise.all((await listProfiles(c.root)).map((n) => requireProfile(c.root, n)))
-        : [await target(c, name)];
-
-      const request: DescribeRequest = options.auto
-        ? { mode: "auto", overwrite: options.overwrite ?? false }
-        : options.text !== undefined
-        ? { mode: "set", text: options.text }
-        : { mode: "show" };
-      const ports = targets.map((paths) =>
-        profileDescriberPorts(paths, {
-          env: c.env,
-          createClient: createModelClient,
-          onWarning: (message) => c.io.err(`herald: warning: ${message}\n`),
-        })
-      );
-      const { results, error } = options.all
-        ? await describeProfiles(ports, request)
-        : { results: [await describeProfile(ports[0], request)], error: undefined };
-
-      if (options.json) printJson(c.io, options.all ? results : results[0]);
-      else for (const result of results) printDescribeResult(c, result, options.all ?? false);
-
+      const { results, error } = await describeEveryProfile(home(c), request, { onWarning });
+      if (options.json) printJson(c.io, results);
+      else for (const result of results) printDescribeResult(c, result, true);
       if (error) throw error;
     });
 }

@@ -14,17 +14,23 @@ import type { ChatMessage, ModelClient, ModelResponse, ToolCall } from "../model
 import type { SessionFiles } from "../sessions/files.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { ToolOutcome, ToolRegistry } from "../tools/registry.ts";
-import type { ApprovalHandler, ApprovalRequest, ToolContext } from "../tools/types.ts";
+import type { ApprovalChoice, ApprovalRequest, ToolContext } from "../tools/types.ts";
 import { type LlmHooks, runOutputHooks } from "./hooks.ts";
 import { historyFromStored, toNewMessage } from "./history.ts";
+import type { SendOptions, TurnResult, TurnSession } from "./turn_runtime.ts";
 import { MutationTracker } from "./verifier.ts";
 
-/** Progress reported while a turn runs. */
-export type AgentEvent =
-  | { type: "text"; delta: string }
-  | { type: "model_call"; index: number }
-  | { type: "tool_start"; call: ToolCall }
-  | { type: "tool_end"; call: ToolCall; ok: boolean; summary: string; durationMs: number };
+export type { AgentEvent, SendOptions, TurnResult } from "./turn_runtime.ts";
+
+/**
+ * Decides approval requests the session has not already granted. `signal`
+ * is the turn's: once it is aborted the answer no longer matters, and a
+ * handler should withdraw its question and deny.
+ */
+export type SessionApprovalHandler = (
+  request: ApprovalRequest,
+  options: { signal: AbortSignal },
+) => Promise<ApprovalChoice>;
 
 /** Everything a session needs from its surroundings. */
 export interface AgentSessionOptions {
@@ -35,7 +41,9 @@ export interface AgentSessionOptions {
   files?: SessionFiles;
   hooks?: readonly LlmHooks[];
   /** Decides dangerous actions the session has not already approved. */
-  approve: ApprovalHandler;
+  approve: SessionApprovalHandler;
+  /** A client for another model name of the same provider (`/model`); without it the model is fixed. */
+  clientFor?(model: string): ModelClient;
   cwd: string;
   home: string;
   /** Surface that owns the session: `cli`, `dashboard`, `telegram`, ... */
@@ -49,25 +57,6 @@ export interface AgentSessionOptions {
   now?: () => number;
 }
 
-/** What a turn produced. */
-export interface TurnResult {
-  sessionId: string;
-  /** The answer to show: the model's final text plus the verifier footer, after plugin hooks. */
-  response: string;
-  toolCalls: { name: string; arguments: string; ok: boolean }[];
-  /** True when the caller's signal stopped the turn; `response` is then the partial text. */
-  aborted: boolean;
-  /** True when `maxTurns` model calls were spent before a final answer. */
-  hitMaxTurns: boolean;
-  modelCalls: number;
-}
-
-/** Options of one turn. */
-export interface SendOptions {
-  signal?: AbortSignal;
-  onEvent?(event: AgentEvent): void;
-}
-
 function summarise(outcome: ToolOutcome): string {
   if (!outcome.ok) return outcome.message;
   const text = outcome.content;
@@ -79,8 +68,8 @@ function titleFrom(text: string): string {
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
 
-/** One conversation with the agent. */
-export class AgentSession {
+/** One conversation with the agent; the agent loop's {@link TurnSession}. */
+export class AgentSession implements TurnSession {
   readonly #options: AgentSessionOptions;
   readonly #history: ChatMessage[];
   readonly #system: string;
@@ -131,6 +120,16 @@ export class AgentSession {
     return this.#client;
   }
 
+  /** The model the next turn uses. */
+  get model(): string {
+    return this.#client.model;
+  }
+
+  /** The provider of {@link model}. */
+  get provider(): string {
+    return this.#client.provider;
+  }
+
   /** The system prompt every request of this session starts with. */
   get systemPrompt(): string {
     return this.#system;
@@ -144,6 +143,16 @@ export class AgentSession {
   /** Switches the model for the following turns (never in the middle of one). */
   setClient(client: ModelClient): void {
     this.#client = client;
+  }
+
+  /**
+   * Switches to another model name of the same provider for the following turns.
+   *
+   * @throws TypeError when the session was opened without `clientFor`.
+   */
+  setModel(model: string): void {
+    if (!this.#options.clientFor) throw new TypeError("This session cannot switch models");
+    this.#client = this.#options.clientFor(model);
   }
 
   /** Deletes the session's rows, transcript and request dumps. Returns false when nothing was stored. */
@@ -181,7 +190,11 @@ export class AgentSession {
     return this.#id;
   }
 
-  #toolContext(sessionId: string, signal: AbortSignal): ToolContext {
+  #toolContext(
+    sessionId: string,
+    signal: AbortSignal,
+    onEvent: SendOptions["onEvent"],
+  ): ToolContext {
     return {
       sessionId,
       cwd: this.#options.cwd,
@@ -190,7 +203,9 @@ export class AgentSession {
       approve: async (request) => {
         const full: ApprovalRequest = { ...request, ruleKey: request.ruleKey ?? request.command };
         if (this.#approvedRules.has(full.ruleKey)) return true;
-        const choice = await this.#options.approve(full);
+        onEvent?.({ type: "approval_request", request: full });
+        const choice = await this.#options.approve(full, { signal });
+        onEvent?.({ type: "approval_result", request: full, choice });
         if (choice === "session" || choice === "always") this.#approvedRules.add(full.ruleKey);
         return choice !== "deny";
       },
@@ -245,7 +260,7 @@ export class AgentSession {
     const signal = options.signal ?? new AbortController().signal;
     const onEvent = options.onEvent;
     const sessionId = this.#ensureSession(text);
-    const context = this.#toolContext(sessionId, signal);
+    const context = this.#toolContext(sessionId, signal, onEvent);
     const tracker = new MutationTracker();
     const toolCalls: TurnResult["toolCalls"] = [];
     await this.#append([{ role: "user", content: text }]);

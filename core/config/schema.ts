@@ -49,6 +49,15 @@ export const ApprovalsSchema = z.object({
   allow: z.array(z.string()).default([]),
 });
 
+/** The agent's tools. */
+export const ToolsSchema = z.object({
+  /**
+   * The file tools write nothing outside this folder (absolute); the
+   * `HERALD_WRITE_SAFE_ROOT` variable takes precedence. Absent: no write root.
+   */
+  write_safe_root: z.string().min(1).optional(),
+});
+
 /**
  * Programs Herald starts for the user or the model (terminal commands, the
  * dashboard terminal's shell, MCP servers). They inherit only an allowlist
@@ -100,6 +109,7 @@ export const ConfigSchema = z.object({
   auxiliary: z.record(z.string(), AuxiliarySlotSchema).default({}),
   approvals: ApprovalsSchema.prefault({}),
   terminal: TerminalSchema.prefault({}),
+  tools: ToolsSchema.prefault({}),
   /** Plugin modules (paths relative to the profile home, or absolute) providing LLM hooks. */
   plugins: z.array(z.string()).default([]),
   /** MCP servers by name. */

@@ -31,6 +31,16 @@ export interface ParsedProfileMeta {
   problem?: string;
 }
 
+/** What reading a profile's `profile.yaml` file gave. */
+export interface ProfileMetaRead {
+  meta: ProfileMeta;
+  /**
+   * Set when the file exists but could not be used (the defaults are
+   * returned); says what is wrong, naming the file. The file is left as is.
+   */
+  warning?: string;
+}
+
 /** Metadata of a profile that has none. */
 export function emptyProfileMeta(): ProfileMeta {
   return { description: "", description_auto: false };

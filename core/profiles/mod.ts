@@ -1,7 +1,7 @@
 /**
  * Profiles: naming rules shared by every surface, the sticky default
- * (`active_profile`), `profile.yaml` metadata, generated descriptions and the
- * describe use case.
+ * (`active_profile`), `profile.yaml` metadata, the describer prompt and the
+ * JSON views. The use cases are in core/usecases/profiles.ts.
  *
  * @module
  */
@@ -10,5 +10,5 @@ export * from "./names.ts";
 export * from "./active.ts";
 export * from "./meta.ts";
 export * from "./describe.ts";
-export * from "./describe_profile.ts";
+export * from "./views.ts";
 export * from "./errors.ts";

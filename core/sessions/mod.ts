@@ -1,6 +1,6 @@
 /**
- * Sessions: the store contract, the session files contract, session search
- * and the JSON views.
+ * Sessions: the store contract, the session files contract, session search,
+ * the JSON views and their errors.
  *
  * @module
  */
@@ -12,3 +12,4 @@ export * from "./fts_query.ts";
 export * from "./search.ts";
 export * from "./search_tool.ts";
 export * from "./views.ts";
+export * from "./errors.ts";

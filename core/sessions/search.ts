@@ -104,14 +104,16 @@ function parseMessageId(value: number | string): number {
   return id;
 }
 
+function unknownSession(id: string): ToolError {
+  return new ToolError(
+    "unknown_session",
+    `No session "${id}"; use session_search with no arguments to list sessions, or a query to find one`,
+  );
+}
+
 function requireSession(store: SessionStore, id: string) {
   const session = store.getSession(id);
-  if (!session) {
-    throw new ToolError(
-      "unknown_session",
-      `No session "${id}"; use session_search with no arguments to list sessions, or a query to find one`,
-    );
-  }
+  if (!session) throw unknownSession(id);
   return session;
 }
 
@@ -141,11 +143,8 @@ export type SessionSearchResult =
     }[];
   };
 
-function discovery(
-  store: SessionStore,
-  input: SessionSearchInput,
-  currentSessionId?: string,
-): SessionSearchResult {
+/** The FTS5 query and roles of a discovery search, checked. */
+function discoveryTerms(input: SessionSearchInput): { ftsQuery: string; roles: MessageRole[] } {
   const ftsQuery = toFtsQuery(input.query ?? "");
   if (ftsQuery === "") {
     throw new ToolError(
@@ -153,7 +152,15 @@ function discovery(
       `The query ${JSON.stringify(input.query)} has no words to search for`,
     );
   }
-  const roles = parseRoles(input.role_filter);
+  return { ftsQuery, roles: parseRoles(input.role_filter) };
+}
+
+function discovery(
+  store: SessionStore,
+  input: SessionSearchInput,
+  currentSessionId?: string,
+): SessionSearchResult {
+  const { ftsQuery, roles } = discoveryTerms(input);
   const limit = clamp(input.limit, DEFAULT_DISCOVERY_LIMIT, MAX_DISCOVERY_LIMIT);
   const order = input.sort ?? "relevance";
   // One hit per session: take ranked candidates until enough distinct sessions appear.
@@ -268,15 +275,41 @@ export function searchSessions(
   input: SessionSearchInput,
   currentSessionId?: string,
 ): SessionSearchResult {
+  const shape = shapeOf(input);
+  if (shape === "scroll") return scroll(store, input);
+  if (shape === "discovery") return discovery(store, input, currentSessionId);
+  return browse(store, input, currentSessionId);
+}
+
+/**
+ * The answer of {@link searchSessions} where nothing is stored at all (a
+ * profile without a state database): the input is checked the same way,
+ * and the result is empty.
+ *
+ * @example
+ * ```ts
+ * searchNoSessions({ query: "deploy" }); // { shape: "discovery", query: "deploy", count: 0, results: [] }
+ * ```
+ */
+export function searchNoSessions(input: SessionSearchInput): SessionSearchResult {
+  const shape = shapeOf(input);
+  if (shape === "scroll") throw unknownSession(input.session_id!);
+  if (shape === "discovery") {
+    discoveryTerms(input);
+    return { shape: "discovery", query: input.query, count: 0, results: [] };
+  }
+  return { shape: "browse", count: 0, sessions: [] };
+}
+
+/** Which search the arguments ask for. */
+function shapeOf(input: SessionSearchInput): SessionSearchResult["shape"] {
   if (input.around_message_id !== undefined && !input.session_id) {
     throw new ToolError(
       "missing_session_id",
       "around_message_id needs session_id (the session it belongs to)",
     );
   }
-  if (input.session_id) return scroll(store, input);
-  if (input.query !== undefined && input.query.trim() !== "") {
-    return discovery(store, input, currentSessionId);
-  }
-  return browse(store, input, currentSessionId);
+  if (input.session_id) return "scroll";
+  if (input.query !== undefined && input.query.trim() !== "") return "discovery";
+  return "browse";
 }

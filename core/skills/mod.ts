@@ -1,6 +1,6 @@
 /**
  * Skills and skill bundles: file formats, the catalog contract, the
- * invocation messages and slash autocomplete. Pure; the files are found
+ * invocation messages, slash autocomplete and the JSON views. Pure; the files are found
  * and read by adapters/skills.
  *
  * @module
@@ -12,4 +12,5 @@ export * from "./catalog.ts";
 export * from "./messages.ts";
 export * from "./complete.ts";
 export * from "./errors.ts";
-export * from "./summary.ts";
+export * from "./library.ts";
+export * from "./views.ts";

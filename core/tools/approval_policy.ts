@@ -8,6 +8,7 @@
  * - Without a way to ask (a non-interactive run) everything else is denied.
  * - Silence is not consent: a question unanswered after the timeout
  *   ({@link APPROVAL_TIMEOUT_MS} by default) is denied.
+ * - A question whose turn was interrupted is withdrawn and denied.
  * - "always" is saved through the {@link AlwaysStore} port, except in safe
  *   mode, which never writes: there it holds for the rest of the run only
  *   (answered as "session"). When the save fails the one call the user
@@ -23,7 +24,7 @@
  */
 
 import { HeraldError } from "../errors.ts";
-import type { ApprovalChoice, ApprovalHandler, ApprovalRequest } from "./types.ts";
+import type { ApprovalChoice, ApprovalRequest } from "./types.ts";
 
 /** How long an approval question waits for an answer before it is denied. */
 export const APPROVAL_TIMEOUT_MS = 120_000;
@@ -55,20 +56,37 @@ export type ApprovalNotice =
   | { code: "not_saved_safe_mode"; request: ApprovalRequest; message: string }
   | { code: "save_failed"; request: ApprovalRequest; error: string; message: string };
 
-/** Options of {@link ApprovalPolicy}. */
-export interface ApprovalPolicyOptions {
+/**
+ * All a surface supplies to the policy: a way to ask a human and a place
+ * to tell them what was decided without them. The policy itself (rules,
+ * saving, safe mode, the timeout) is the same on every surface.
+ */
+export interface ApprovalSurface {
   /** Asks a human; absent for non-interactive runs, which deny what is not allowed. */
   ask?: AskHuman;
+  /** Receives what the user must be told (denied unasked, expired, not saved). */
+  onNotice?(notice: ApprovalNotice): void;
+  /** How long a question waits; {@link APPROVAL_TIMEOUT_MS} by default. */
+  timeoutMs?: number;
+}
+
+/** Options of {@link ApprovalPolicy}. */
+export interface ApprovalPolicyOptions extends ApprovalSurface {
   /** Saves "always" answers. */
   store: AlwaysStore;
   /** Safe mode never saves anything. */
   safeMode: boolean;
   /** Rules allowed from the start (config `approvals.allow`); more with {@link ApprovalPolicy.allow}. */
   allowed?: Iterable<string>;
-  /** How long a question waits; {@link APPROVAL_TIMEOUT_MS} by default. */
-  timeoutMs?: number;
-  /** Receives what the user must be told (denied unasked, expired, not saved). */
-  onNotice?(notice: ApprovalNotice): void;
+}
+
+/** Options of one {@link ApprovalPolicy.decide} call. */
+export interface DecideOptions {
+  /**
+   * The turn's signal: once aborted, a question not yet asked is denied
+   * unasked and one being asked is withdrawn and denied.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -78,7 +96,7 @@ export interface ApprovalPolicyOptions {
  * ```ts
  * const policy = new ApprovalPolicy({ store, safeMode: false, ask: askOnTerminal });
  * policy.allow(config.approvals.allow);
- * const runtime = openRuntime({ approve: policy.decide });
+ * const session = AgentSession.start({ ...options, approve: policy.decide });
  * ```
  */
 export class ApprovalPolicy {
@@ -107,15 +125,19 @@ export class ApprovalPolicy {
     return this.#allowed.has(ruleKey);
   }
 
-  /** Decides one request; pass it as the session's {@link ApprovalHandler}. */
-  readonly decide: ApprovalHandler = (request) => {
-    const answer = this.#queue.then(() => this.#decideNow(request));
+  /** Decides one request; pass it as the session's approval handler. */
+  readonly decide = (
+    request: ApprovalRequest,
+    options: DecideOptions = {},
+  ): Promise<ApprovalChoice> => {
+    const answer = this.#queue.then(() => this.#decideNow(request, options.signal));
     this.#queue = answer.catch(() => {});
     return answer;
   };
 
-  async #decideNow(request: ApprovalRequest): Promise<ApprovalChoice> {
+  async #decideNow(request: ApprovalRequest, turn?: AbortSignal): Promise<ApprovalChoice> {
     if (this.#allowed.has(request.ruleKey)) return "always";
+    if (turn?.aborted) return "deny";
     const { ask } = this.#options;
     if (!ask) {
       this.#notice({
@@ -127,26 +149,42 @@ export class ApprovalPolicy {
       });
       return "deny";
     }
-    const choice = await this.#askInTime(ask, request);
+    const choice = await this.#askInTime(ask, request, turn);
     return choice === "always" ? await this.#always(request) : choice;
   }
 
-  async #askInTime(ask: AskHuman, request: ApprovalRequest): Promise<ApprovalChoice> {
+  async #askInTime(
+    ask: AskHuman,
+    request: ApprovalRequest,
+    turn: AbortSignal | undefined,
+  ): Promise<ApprovalChoice> {
     const timeoutMs = this.#timeoutMs;
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onInterrupt = () => {};
     const expired = new Promise<"expired">((resolve) => {
       timer = setTimeout(() => resolve("expired"), timeoutMs);
     });
+    const interrupted = new Promise<"interrupted">((resolve) => {
+      onInterrupt = () => resolve("interrupted");
+      turn?.addEventListener("abort", onInterrupt, { once: true });
+    });
+    let answer: ApprovalChoice | "expired" | "interrupted";
     try {
-      const answer = await Promise.race([
+      answer = await Promise.race([
         ask(request, { timeoutMs, signal: controller.signal }),
         expired,
+        interrupted,
       ]);
-      if (answer !== "expired") return answer;
     } finally {
       clearTimeout(timer);
+      turn?.removeEventListener("abort", onInterrupt);
     }
+    if (answer === "interrupted") {
+      controller.abort(new ApprovalInterruptedError(request));
+      return "deny";
+    }
+    if (answer !== "expired") return answer;
     const message = `Denied ${request.tool} command (${request.reason}): ${request.command}. ` +
       `No answer within ${describeTimeout(timeoutMs)}; silence is not consent`;
     controller.abort(new ApprovalExpiredError(message));
@@ -192,6 +230,18 @@ export class ApprovalExpiredError extends HeraldError {
   /** Creates the error; `message` says what was denied and after how long. */
   constructor(message: string) {
     super("approval_expired", "state", message);
+  }
+}
+
+/** The reason a question is withdrawn with when its turn was interrupted. */
+export class ApprovalInterruptedError extends HeraldError {
+  /** Creates the error for the withdrawn `request`. */
+  constructor(request: ApprovalRequest) {
+    super(
+      "approval_interrupted",
+      "state",
+      `Denied ${request.tool} command (${request.reason}): ${request.command}. The turn was interrupted`,
+    );
   }
 }
 

@@ -19,6 +19,7 @@ import type { Hono } from "hono";
 import { fileURLToPath } from "node:url";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
+import { isDirectory } from "../../adapters/fs/mod.ts";
 import { type ActionKind, ActionRunner } from "../action_runner.ts";
 import { checkoutHead } from "../_git.ts";
 import { childEnv, commandFromEnv } from "../_cli.ts";
@@ -30,14 +31,6 @@ const KINDS: readonly ActionKind[] = ["herald-update", "gateway-restart"];
 function sourceCheckout(): string | undefined {
   const url = new URL("../../", import.meta.url);
   return url.protocol === "file:" ? fileURLToPath(url).replace(/[\\/]$/, "") : undefined;
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch {
-    return false;
-  }
 }
 
 /** Registers the actions routes. */

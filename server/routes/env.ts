@@ -1,93 +1,60 @@
 /**
  * `/api/env`: the profile's `.env` secrets. Listing shows names and a
  * redacted preview, never a value; `POST /api/env/reveal` is the one place
- * a value is returned. Writes are atomic and leave the file at 0600.
+ * a value is returned. The work is core's (core/usecases/env.ts).
  *
  * @module
  */
 
 import type { Context, Hono } from "hono";
-import { redact } from "../../core/config/mod.ts";
-import { ensureProfileHome, readEnvFile, writeEnvValue } from "../../adapters/home/mod.ts";
+import { z } from "zod";
+import { parseInput } from "../../core/validation.ts";
+import { deleteEnv, listEnv, revealEnv, setEnv } from "../../core/usecases/env.ts";
 import type { ServerDeps } from "../deps.ts";
-import { ApiError } from "../errors.ts";
-import { scopedProfile } from "../profile_scope.ts";
-import { jsonBody, optionalJsonBody, stringField } from "../_input.ts";
-import { removeEnvVariables } from "../_profile_io.ts";
-import { envUsage } from "../_env_usage.ts";
+import { scopedBody, scopedContext } from "../profile_scope.ts";
+import { absentAsUndefined } from "../_input.ts";
 
-const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const KEY_REQUIRED = '"key" (the variable name) is required';
 
-function envKey(value: string | undefined): string {
-  if (value === undefined || value.trim() === "") {
-    throw new ApiError(400, "bad_request", '"key" (the variable name) is required');
-  }
-  const key = value.trim();
-  if (!ENV_KEY.test(key) || key.length > 128) {
-    throw new ApiError(
-      400,
-      "env_key_invalid",
-      `"${key.slice(0, 128)}" is not an environment variable name: use letters, digits and "_", ` +
-        "not starting with a digit",
-    );
-  }
-  return key;
-}
+const envKey = z.string({ error: KEY_REQUIRED }).refine((key) => key.trim() !== "", KEY_REQUIRED);
 
-function notSet(key: string, file: string): ApiError {
-  return new ApiError(404, "env_not_set", `${key} is not set in ${file}`);
-}
+/** `PUT /api/env`: one variable and its value. */
+const EnvSetBody = z.looseObject({
+  key: envKey,
+  value: z.string({ error: '"value" is required (to remove a variable, send DELETE /api/env)' })
+    .refine(
+      (value) => value !== "",
+      '"value" is required (to remove a variable, send DELETE /api/env)',
+    ),
+});
+
+/** `POST /api/env/reveal`: the variable to reveal. */
+const EnvKeyBody = z.looseObject({ key: envKey });
+
+/** `DELETE /api/env`: the variable, in the body or as `?key=`. */
+const EnvDeleteBody = z.looseObject({ key: absentAsUndefined(z.string()) });
 
 /** Registers the env routes. */
 export function registerEnvRoutes(app: Hono, deps: ServerDeps): void {
   app.get("/api/env", async (c) => {
-    const paths = await scopedProfile(c, deps);
-    const parsed = await readEnvFile(paths.env);
-    const variables = [...parsed.values.entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, value]) => ({
-        name,
-        set: true,
-        preview: redact(value),
-        used_by: envUsage(name),
-      }));
-    return c.json({ profile: paths.name, file: paths.env, variables, warnings: parsed.warnings });
+    return c.json(await listEnv(await scopedContext(c, deps)));
   });
 
   app.put("/api/env", async (c) => {
-    const body = await jsonBody(c);
-    const paths = await scopedProfile(c, deps, body);
-    const key = envKey(stringField(body, "key"));
-    const value = stringField(body, "value");
-    if (value === undefined || value === "") {
-      throw new ApiError(
-        400,
-        "bad_request",
-        '"value" is required (to remove a variable, send DELETE /api/env)',
-      );
-    }
-    await ensureProfileHome(paths);
-    await writeEnvValue(paths.env, key, value);
-    return c.json({ ok: true, profile: paths.name, key, set: true, preview: redact(value) });
+    const { profile, body } = await scopedBody(c, deps, EnvSetBody);
+    return c.json({ ok: true, ...await setEnv(profile, body.key, body.value) });
   });
 
   const remove = async (c: Context) => {
-    const body = await optionalJsonBody(c);
-    const paths = await scopedProfile(c, deps, body);
-    const key = envKey(stringField(body, "key") ?? c.req.query("key"));
-    const removed = await removeEnvVariables(paths, [key]);
-    if (removed.length === 0) throw notSet(key, paths.env);
-    return c.json({ ok: true, profile: paths.name, key, set: false });
+    const { profile, body } = await scopedBody(c, deps, EnvDeleteBody, { optional: true });
+    const { key } = parseInput(EnvKeyBody, { key: body.key ?? c.req.query("key") }, "The request");
+    return c.json({ ok: true, ...await deleteEnv(profile, key) });
   };
   app.delete("/api/env", remove);
 
   app.post("/api/env/reveal", async (c) => {
-    const body = await jsonBody(c);
-    const paths = await scopedProfile(c, deps, body);
-    const key = envKey(stringField(body, "key"));
-    const value = (await readEnvFile(paths.env)).values.get(key);
-    if (value === undefined) throw notSet(key, paths.env);
+    const { profile, body } = await scopedBody(c, deps, EnvKeyBody);
     c.header("Cache-Control", "no-store");
-    return c.json({ profile: paths.name, key, value });
+    return c.json(await revealEnv(profile, body.key));
   });
 }

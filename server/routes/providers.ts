@@ -3,7 +3,8 @@
  * providers offer PKCE or device-code sign-in. `start` makes a PKCE verifier
  * and S256 challenge and returns the authorize URL with a one-time state;
  * `complete` checks the state and exchanges the code at the provider's token
- * endpoint (with a timeout), storing the key in the profile's `.env`. The
+ * endpoint (with a timeout), storing the key in the profile's `.env` (core's
+ * `setEnv`, as `PUT /api/env` does). The
  * token endpoint can be pointed elsewhere with
  * `HERALD_OAUTH_<PROVIDER>_TOKEN_URL` (tests use a local fake).
  *
@@ -11,7 +12,8 @@
  */
 
 import type { Context, Hono } from "hono";
-import { redact } from "../../core/config/mod.ts";
+import { z } from "zod";
+import { HeraldError } from "../../core/errors.ts";
 import {
   createPkcePair,
   newOAuthState,
@@ -20,11 +22,12 @@ import {
   oauthProvider,
   pkceAuthorizeUrl,
 } from "../../core/models/oauth.ts";
-import { ensureProfileHome, readEnvFile, writeEnvValue } from "../../adapters/home/mod.ts";
+import { setEnv } from "../../core/usecases/env.ts";
+import { listOAuthProviders } from "../../core/usecases/model.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { scopedProfile } from "../profile_scope.ts";
-import { jsonBody, optionalJsonBody, stringField } from "../_input.ts";
+import { scopedBody, scopedContext } from "../profile_scope.ts";
+import { absentAsUndefined } from "../_input.ts";
 
 /** How long a started sign-in may wait for its code. */
 const STATE_TTL_MS = 10 * 60 * 1000;
@@ -49,13 +52,29 @@ function tokenUrl(deps: ServerDeps, provider: OAuthProvider): string {
     provider.tokenUrl;
 }
 
+/** `POST .../start`: where the provider sends the user back (default: this dashboard). */
+const StartBody = z.looseObject({ redirect_uri: absentAsUndefined(z.string()) });
+
+const required = (what: string) =>
+  z.string({ error: `"${what}" is required` }).refine(
+    (value) => value.trim() !== "",
+    `"${what}" must not be empty`,
+  );
+
+/** `POST .../complete`: the state from `start` and the code the provider returned. */
+const CompleteBody = z.looseObject({ state: required("state"), code: required("code") });
+
+function badState(message: string): HeraldError {
+  return new HeraldError("oauth_state_invalid", "usage", message);
+}
+
 function requireProvider(c: Context): OAuthProvider {
   const id = c.req.param("provider") ?? "";
   const provider = oauthProvider(id);
   if (!provider) {
-    throw new ApiError(
-      404,
+    throw new HeraldError(
       "oauth_provider_unknown",
+      "not_found",
       `"${id}" has no OAuth sign-in (available: ${
         OAUTH_PROVIDERS.map((p) => p.provider).join(", ")
       }); API keys can be set with PUT /api/env`,
@@ -149,17 +168,12 @@ export function registerProvidersRoutes(app: Hono, deps: ServerDeps): void {
   };
 
   app.get("/api/providers/oauth", async (c) => {
-    const paths = await scopedProfile(c, deps);
-    const dotenv = (await readEnvFile(paths.env)).values;
+    const profile = await scopedContext(c, deps);
+    const providers = await listOAuthProviders(profile);
     return c.json({
-      profile: paths.name,
-      providers: OAUTH_PROVIDERS.map((provider) => ({
-        provider: provider.provider,
-        label: provider.label,
-        flow: provider.flow,
-        description: provider.description,
-        key_env: provider.keyEnv,
-        key_present: (dotenv.get(provider.keyEnv) ?? "").trim() !== "",
+      profile: profile.name,
+      providers: providers.map((provider) => ({
+        ...provider,
         start: `/api/providers/oauth/${provider.provider}/start`,
         complete: provider.flow === "pkce"
           ? `/api/providers/oauth/${provider.provider}/complete`
@@ -170,9 +184,8 @@ export function registerProvidersRoutes(app: Hono, deps: ServerDeps): void {
   });
 
   app.post("/api/providers/oauth/:provider/start", async (c) => {
-    const body = await optionalJsonBody(c);
+    const { profile, body } = await scopedBody(c, deps, StartBody, { optional: true });
     const provider = requireProvider(c);
-    const paths = await scopedProfile(c, deps, body);
     if (provider.flow === "device_code") {
       throw new ApiError(
         501,
@@ -185,10 +198,10 @@ export function registerProvidersRoutes(app: Hono, deps: ServerDeps): void {
     const origin =
       `http://${deps.bind.host.includes(":") ? `[${deps.bind.host}]` : deps.bind.host}` +
       `:${deps.bind.port}`;
-    const redirectUri = stringField(body, "redirect_uri")?.trim() ||
+    const redirectUri = body.redirect_uri?.trim() ||
       `${origin}/oauth/callback/${provider.provider}`;
     if (!isHttpUrl(redirectUri)) {
-      throw new ApiError(400, "bad_request", `"redirect_uri" must be an http(s) URL`);
+      throw new HeraldError("bad_request", "usage", `"redirect_uri" must be an http(s) URL`);
     }
     sweep();
     const pkce = await createPkcePair();
@@ -196,7 +209,7 @@ export function registerProvidersRoutes(app: Hono, deps: ServerDeps): void {
     const expiresAt = now() + STATE_TTL_MS;
     pending.set(state, {
       provider: provider.provider,
-      profile: paths.name,
+      profile: profile.name,
       verifier: pkce.verifier,
       redirectUri,
       expiresAt,
@@ -204,7 +217,7 @@ export function registerProvidersRoutes(app: Hono, deps: ServerDeps): void {
     return c.json({
       ok: true,
       provider: provider.provider,
-      profile: paths.name,
+      profile: profile.name,
       flow: "pkce",
       authorize_url: pkceAuthorizeUrl(provider, {
         challenge: pkce.challenge,
@@ -220,25 +233,18 @@ export function registerProvidersRoutes(app: Hono, deps: ServerDeps): void {
   });
 
   app.post("/api/providers/oauth/:provider/complete", async (c) => {
-    const body = await jsonBody(c);
+    const { profile, body } = await scopedBody(c, deps, CompleteBody);
     const provider = requireProvider(c);
-    const paths = await scopedProfile(c, deps, body);
-    const state = stringField(body, "state", true);
-    const code = stringField(body, "code", true).trim();
+    const state = body.state;
+    const code = body.code.trim();
     sweep();
     const entry = pending.get(state);
     if (!entry || entry.provider !== provider.provider) {
-      throw new ApiError(
-        400,
-        "oauth_state_invalid",
-        "Unknown or expired sign-in state; start the sign-in again",
-      );
+      throw badState("Unknown or expired sign-in state; start the sign-in again");
     }
-    if (entry.profile !== paths.name) {
-      throw new ApiError(
-        400,
-        "oauth_state_invalid",
-        `This sign-in was started for profile "${entry.profile}", not "${paths.name}"`,
+    if (entry.profile !== profile.name) {
+      throw badState(
+        `This sign-in was started for profile "${entry.profile}", not "${profile.name}"`,
       );
     }
     // A state is good for one attempt: codes are single-use too.
@@ -248,14 +254,13 @@ export function registerProvidersRoutes(app: Hono, deps: ServerDeps): void {
       ? timeoutSeconds * 1000
       : EXCHANGE_TIMEOUT_MS;
     const key = await exchangeCode(tokenUrl(deps, provider), code, entry.verifier, timeoutMs);
-    await ensureProfileHome(paths);
-    await writeEnvValue(paths.env, provider.keyEnv, key);
+    const stored = await setEnv(profile, provider.keyEnv, key);
     return c.json({
       ok: true,
       provider: provider.provider,
-      profile: paths.name,
-      stored: provider.keyEnv,
-      preview: redact(key),
+      profile: profile.name,
+      stored: stored.key,
+      preview: stored.preview,
     });
   });
 }

@@ -5,7 +5,8 @@
  */
 
 import type { Hono } from "hono";
-import { listProfiles } from "../../adapters/home/mod.ts";
+import { listProfileNames } from "../../core/usecases/profiles.ts";
+import { openProfileHome } from "../../adapters/home/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 
 /** How long a status answer may be reused, in milliseconds. */
@@ -17,6 +18,7 @@ export function registerStatusRoutes(app: Hono, deps: ServerDeps): void {
   // shells), so its answer is built at most once per second: reading the
   // profiles folder on every call would cost most of its time.
   let cached: { at: number; body: Promise<string>; text?: string } | undefined;
+  const home = openProfileHome(deps.root, deps.env);
   const build = async (now: number): Promise<string> =>
     JSON.stringify({
       ok: true,
@@ -24,7 +26,7 @@ export function registerStatusRoutes(app: Hono, deps: ServerDeps): void {
       uptime_seconds: Math.round((now - deps.startedAt) / 1000),
       home: deps.root,
       pinned_profile: deps.pinnedProfile ?? null,
-      profiles: deps.pinnedProfile ? [deps.pinnedProfile] : await listProfiles(deps.root),
+      profiles: deps.pinnedProfile ? [deps.pinnedProfile] : await listProfileNames(home),
       gateway: { running: false, state: "stopped", platforms: [] },
       auth: { token_required: true, header: "X-Herald-Session-Token" },
     });

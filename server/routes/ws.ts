@@ -11,11 +11,16 @@
  * dashboard that stops closes the socket with 1001 and aborts its turns
  * (`deps.sockets`, server/ws/live.ts).
  *
+ * Every connection's conversations publish to the server's one event bus
+ * (`deps.events`; one is made for the app when the deps bring none), which
+ * `events.subscribe` watches (server/ws/methods/events.ts).
+ *
  * @module
  */
 
 import type { Hono } from "hono";
 import { upgradeWebSocket } from "hono/deno";
+import { EventBus } from "../../core/events/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { scopedProfile } from "../profile_scope.ts";
 import { GatewayConnection } from "../ws/gateway.ts";
@@ -23,6 +28,7 @@ import { upgradeRequired } from "../ws/upgrade.ts";
 
 /** Registers the ws routes. */
 export function registerWsRoutes(app: Hono, deps: ServerDeps): void {
+  const events = deps.events ?? new EventBus();
   app.get(
     "/api/ws",
     upgradeWebSocket((c) => {
@@ -34,6 +40,8 @@ export function registerWsRoutes(app: Hono, deps: ServerDeps): void {
             socket: ws.raw as WebSocket,
             env: deps.env,
             cwd: deps.cwd ?? Deno.cwd(),
+            events,
+            pinnedProfile: deps.pinnedProfile,
             // A profile named in the call wins over the connection's ?profile=.
             resolveProfile: (profile) =>
               scopedProfile(c, deps, profile === undefined ? undefined : { profile }),

@@ -7,11 +7,9 @@
  * @module
  */
 
-import type { AgentSession, TurnResult } from "../../core/agent/session.ts";
-import type { SlashRegistry } from "../../core/commands/mod.ts";
+import type { Conversation } from "../../core/agent/conversation.ts";
+import type { EventBus } from "../../core/events/mod.ts";
 import type { ProfilePaths } from "../../adapters/home/mod.ts";
-import { importLazily } from "../../adapters/lazy.ts";
-import type { ChatRuntime } from "../../adapters/runtime/profile_runtime.ts";
 import type { ApprovalBroker, Notify } from "./approvals.ts";
 import { domainError } from "./jsonrpc.ts";
 import type { LimitedSocket } from "./limits.ts";
@@ -31,21 +29,23 @@ export interface GatewayOptions {
   cwd: string;
   /** How long an approval request waits for an answer before it is denied. */
   approvalTimeoutMs?: number;
+  /**
+   * The server's event bus: the connection's conversations publish to it,
+   * and `events.subscribe` watches it. Absent: nothing is published and
+   * there is nothing to watch.
+   */
+  events?: EventBus;
+  /**
+   * The profile a pinned dashboard serves; `events.subscribe` without a
+   * profile then watches only it (otherwise every profile).
+   */
+  pinnedProfile?: string;
 }
 
-/** A running turn. */
-export interface Turn {
-  controller: AbortController;
-  done: Promise<TurnResult>;
-}
-
-/** One session a client started. */
+/** One session a client started: a conversation and the key the client names it by. */
 export interface GatewaySession {
   key: string;
-  runtime: ChatRuntime;
-  registry: SlashRegistry;
-  session: AgentSession;
-  turn?: Turn;
+  conversation: Conversation;
 }
 
 /** The state of one connection, owned by the gateway and read by its method handlers. */
@@ -60,17 +60,6 @@ export interface GatewayState {
   closed: boolean;
   /** Sends a notification to the client. */
   notify: Notify;
-}
-
-/**
- * The runtime assembly (tools, agent, skills, model clients) is loaded on the
- * first session or runtime check, so an idle dashboard does not hold it.
- */
-export function runtimeModule(): Promise<
-  typeof import("../../adapters/runtime/profile_runtime.ts")
-> {
-  // Through a variable: Deno pre-loads the graph behind a literal dynamic import.
-  return importLazily("adapters/runtime/profile_runtime.ts");
 }
 
 /** The open session `key`, or a `session_not_found` error. */

@@ -3,11 +3,13 @@
  * socket, holding the agent sessions the client started. The connection
  * owns the socket's lifecycle (receive, limits, close, going away); the
  * methods are one handler map per domain in server/ws/methods/, merged here
- * over the connection's shared state. Sessions are assembled exactly as
- * `herald chat` assembles them (openProfileRuntime), and typed lines go
- * through the shared slash registry first. Approvals are decided by core's
- * policy (core/tools/approval_policy.ts) as in the terminal; the gateway
- * only asks the client (server/ws/approvals.ts).
+ * over the connection's shared state, and answered by core's JSON-RPC peer
+ * (core/rpc/peer.ts) with WebSocket text frames as its framing. Each session
+ * is a conversation object (core/agent/conversation.ts) over the runtime
+ * `herald chat` uses (adapters/runtime/agent_runtime.ts), so slash commands
+ * and their outcomes are the terminal's. Approvals are decided by core's
+ * policy as in the terminal; the gateway only asks the client
+ * (server/ws/approvals.ts).
  *
  * Methods (params → result):
  * - `session.start {profile?, resume?}` → `{session_key, session_id, profile, provider, model}`;
@@ -30,6 +32,11 @@
  * `approval.request {id, session_key, tool, command, reason, rule_key, choices, timeout_ms}`,
  * `approval.expire {id, session_key, reason}`, `notice {level, message}`.
  *
+ * The socket is one framing of core's JSON-RPC peer (core/rpc/peer.ts):
+ * each text frame is one message (a request or a batch), handed to the
+ * peer once its size is checked; the peer's answers and notifications go
+ * out through {@link sendBounded}.
+ *
  * Limits (server/ws/limits.ts): a message is one text frame of at most
  * {@link MAX_RPC_MESSAGE_BYTES} (larger: close 1009, unparsed; binary:
  * close 1003), at most {@link MAX_RPC_CALLS_IN_FLIGHT} calls run or wait per
@@ -45,7 +52,8 @@
 
 import type { GatewayOptions, GatewayState } from "./_gateway_state.ts";
 import { ApprovalBroker } from "./approvals.ts";
-import { CallBudget, handleFrame, notification, type RpcMethods } from "./jsonrpc.ts";
+import { RpcPeer } from "../../core/rpc/mod.ts";
+import { CallBudget, describeServerError, type RpcMethods } from "./jsonrpc.ts";
 import {
   closeWithCode,
   MAX_RPC_CALLS_IN_FLIGHT,
@@ -61,6 +69,7 @@ import {
   approvalMethods,
   closeSession,
   commandMethods,
+  eventMethods,
   sessionMethods,
   setupMethods,
 } from "./methods/mod.ts";
@@ -72,7 +81,7 @@ export { GATEWAY_SOURCE } from "./methods/mod.ts";
 export class GatewayConnection {
   readonly #state: GatewayState;
   readonly #methods: RpcMethods;
-  readonly #budget = new CallBudget(MAX_RPC_CALLS_IN_FLIGHT);
+  readonly #peer: RpcPeer;
 
   /** Creates the connection's state; nothing is opened until `session.start`. */
   constructor(options: GatewayOptions) {
@@ -90,7 +99,14 @@ export class GatewayConnection {
       ...commandMethods(this.#state),
       ...setupMethods(this.#state),
       ...approvalMethods(this.#state),
+      ...eventMethods(this.#state),
     };
+    // The peer frames nothing itself: each text frame goes to receive(), each answer to #sendText.
+    this.#peer = new RpcPeer({ send: (text) => this.#sendText(text) }, {
+      methods: this.#methods,
+      budget: new CallBudget(MAX_RPC_CALLS_IN_FLIGHT),
+      describeError: describeServerError,
+    });
   }
 
   /**
@@ -113,8 +129,7 @@ export class GatewayConnection {
         tooBigReason("Message", MAX_RPC_MESSAGE_BYTES),
       );
     }
-    const answer = await handleFrame(this.#methods, data, { budget: this.#budget });
-    if (answer !== undefined) this.#sendText(answer);
+    await this.#peer.receive(data);
   }
 
   /**
@@ -125,6 +140,7 @@ export class GatewayConnection {
     const state = this.#state;
     if (state.closed) return;
     state.closed = true;
+    this.#peer.close();
     state.approvals.denyAll();
     await Promise.all(
       [...state.sessions.values()].map((entry) => closeSession(state, entry, false)),
@@ -155,6 +171,7 @@ export class GatewayConnection {
   }
 
   #notify(name: string, params: Record<string, unknown>): void {
-    this.#sendText(JSON.stringify(notification(name, params)));
+    if (this.#state.closed) return;
+    this.#peer.notify(name, params).catch(() => {});
   }
 }

@@ -30,18 +30,13 @@
 /** Largest JSON-RPC message on `/api/ws`, in UTF-8 bytes (1 MiB). Larger: close 1009. */
 export const MAX_RPC_MESSAGE_BYTES = 1024 * 1024;
 
-/** Most calls in one JSON-RPC batch. A larger batch gets one -32600 error and none of it runs. */
-export const MAX_RPC_BATCH_CALLS = 100;
-
-/** Calls of one batch that run at the same time; the others start as those finish. */
-export const MAX_RPC_BATCH_CONCURRENCY = 8;
-
-/**
- * Calls one connection may have running or waiting at once (a batch counts
- * each call). A call past this gets a -32000 error with `data.code`
- * `too_many_calls` and does not run.
- */
-export const MAX_RPC_CALLS_IN_FLIGHT = 128;
+// The JSON-RPC limits are the peer's defaults (core/rpc/limits.ts): 100 calls
+// per batch, 8 of them at a time, 128 calls in flight per connection.
+export {
+  MAX_RPC_BATCH_CALLS,
+  MAX_RPC_BATCH_CONCURRENCY,
+  MAX_RPC_CALLS_IN_FLIGHT,
+} from "../../core/rpc/limits.ts";
 
 /** Sessions one `/api/ws` connection may hold open (`session.start` past it: `too_many_sessions`). */
 export const MAX_GATEWAY_SESSIONS = 32;

@@ -17,7 +17,8 @@ import { childEnvironment } from "../../adapters/process/mod.ts";
 import type { PtySpawnOptions } from "../../adapters/pty/mod.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { loadProfileConfig, profileCredentials } from "../_profile_io.ts";
+import { loadExpandedConfig } from "../../core/usecases/config.ts";
+import { openProfileContext } from "../../adapters/runtime/profile_context.ts";
 
 /** What the terminal runs: the chat REPL or the user's shell. */
 export type PtyMode = "chat" | "shell";
@@ -68,9 +69,9 @@ async function shellEnvironment(
   let passthrough: readonly string[] = [];
   let lookup = (name: string) => deps.env[name];
   try {
-    const credentials = await profileCredentials(paths, deps);
-    lookup = credentials.lookup;
-    passthrough = (await loadProfileConfig(paths, lookup)).config.terminal.env_passthrough;
+    const loaded = await loadExpandedConfig(openProfileContext(paths, deps.env));
+    lookup = loaded.credentials.lookup;
+    passthrough = loaded.config.terminal.env_passthrough;
   } catch {
     // An unreadable .env or config.yaml: the allowlist alone.
   }

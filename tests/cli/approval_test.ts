@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { terminalApprovalPolicy } from "../../cli/chat/approval.ts";
+import { terminalApprovals } from "../../cli/chat/approval.ts";
 import { LineReader } from "../../cli/chat/lines.ts";
-import { captureOutput } from "../../cli/io.ts";
-import type { AlwaysStore } from "../../core/tools/approval_policy.ts";
+import { captureOutput, type Output } from "../../cli/io.ts";
+import { type AlwaysStore, ApprovalPolicy } from "../../core/tools/approval_policy.ts";
 
 const request = {
   tool: "terminal",
@@ -17,6 +17,24 @@ function linesOf(text: string): LineReader {
 
 function store(add: AlwaysStore["add"]): AlwaysStore {
   return { add };
+}
+
+/** The policy of a terminal chat run: core's, with the terminal as its surface. */
+function terminalApprovalPolicy(options: {
+  io: Output;
+  ask?: LineReader;
+  store: AlwaysStore;
+  safeMode?: boolean;
+  allowed?: Iterable<string>;
+  timeoutMs?: number;
+}): ApprovalPolicy {
+  return new ApprovalPolicy({
+    ...terminalApprovals(options.io, options.ask),
+    store: options.store,
+    safeMode: options.safeMode ?? false,
+    allowed: options.allowed,
+    timeoutMs: options.timeoutMs,
+  });
 }
 
 Deno.test("an interactive approval asks until it gets a known answer", async () => {

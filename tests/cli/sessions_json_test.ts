@@ -117,3 +117,18 @@ Deno.test("sessions list, show, export and search --json print the same objects 
 
   assert.deepEqual(camelKeys({ list, shown, exported, found }), []);
 });
+
+Deno.test("reading the sessions of a profile without a database prints none and creates none", async () => {
+  await using home = await tempDir();
+  assert.deepEqual(await heraldJson(home.path, "sessions", "list"), []);
+  const found = await heraldJson(home.path, "sessions", "search", "flamingo");
+  assert.deepEqual(found, { shape: "discovery", query: "flamingo", count: 0, results: [] });
+  const io = captureOutput();
+  const code = await run(["sessions", "delete", "ses_nope"], {
+    io,
+    env: { HERALD_HOME: home.path },
+  });
+  assert.equal(code, 2);
+  assert.match(io.stderr, /^herald: Session "ses_nope" not found in profile "default"/);
+  await assert.rejects(Deno.stat(join(home.path, "state.db")), Deno.errors.NotFound);
+});

@@ -89,10 +89,10 @@ Deno.test("an edit that would grow config.yaml past the file limit is refused", 
 Deno.test("a config.yaml already over the file limit can be trimmed but not grown", () => {
   const oversized = "plugins:\n" + ("  - " + "p".repeat(1000) + "\n").repeat(1100);
   assert.ok(oversized.length > MAX_CONFIG_TEXT_BYTES);
-  const trimmed = planConfigSet(oversized, "config.yaml", "plugins", '["one"]');
+  const trimmed = planConfigSet(oversized, "config.yaml", "plugins", ["one"]);
   assert.equal(trimmed.text, "plugins:\n  - one\n");
   assert.throws(
-    () => planConfigSet(oversized, "config.yaml", "agent.max_turns", "3"),
+    () => planConfigSet(oversized, "config.yaml", "agent.max_turns", 3),
     tooLarge("agent.max_turns", MAX_CONFIG_TEXT_BYTES),
   );
 });

@@ -3,6 +3,7 @@ import { ConfigKeyError, ConfigParseError, ConfigValueError } from "../../core/e
 import {
   appendConfigListValue,
   ConfigSchema,
+  configValueFromText,
   defaultConfig,
   getConfigValue,
   isSecretKey,
@@ -15,6 +16,11 @@ import {
   secretEnvName,
   setEnvValue,
 } from "../../core/config/mod.ts";
+
+/** `herald config set <key> <text>`: the text read as the CLI reads it, then planned. */
+function setFromText(text: string, file: string, key: string, raw: string) {
+  return planConfigSet(text, file, key, configValueFromText(key, raw));
+}
 
 Deno.test("an empty config file gives the schema defaults", () => {
   const { config, warnings } = parseConfig("", "config.yaml");
@@ -79,45 +85,45 @@ Deno.test("${VAR} references expand from the given environment and unresolved on
 Deno.test("config set keeps the user's comments and layout", () => {
   const text =
     "# my settings\nmodel:\n  provider: openai # the usual\n\n# agent tweaks\nagent:\n  max_turns: 10\n";
-  const plan = planConfigSet(text, "c.yaml", "agent.max_turns", "25");
+  const plan = setFromText(text, "c.yaml", "agent.max_turns", "25");
   assert.equal(plan.kind, "config");
   assert.equal(
     plan.text,
     "# my settings\nmodel:\n  provider: openai # the usual\n\n# agent tweaks\nagent:\n  max_turns: 25\n",
   );
-  const added = planConfigSet(plan.text!, "c.yaml", "model.default", "gpt-test");
+  const added = setFromText(plan.text!, "c.yaml", "model.default", "gpt-test");
   assert.ok(added.text!.includes("# the usual\n  default: gpt-test\n"), added.text ?? "");
 });
 
 Deno.test("config set types values by the schema", () => {
-  const number = planConfigSet("", "c.yaml", "agent.api_max_retries", "7");
+  const number = setFromText("", "c.yaml", "agent.api_max_retries", "7");
   assert.equal(number.kind === "config" && number.value, 7);
-  const bool = planConfigSet("", "c.yaml", "agent.dump_requests", "true");
+  const bool = setFromText("", "c.yaml", "agent.dump_requests", "true");
   assert.equal(bool.kind === "config" && bool.value, true);
-  const stringy = planConfigSet("", "c.yaml", "model.default", "123");
+  const stringy = setFromText("", "c.yaml", "model.default", "123");
   assert.equal(stringy.kind === "config" && stringy.value, "123");
   assert.equal(parseConfig(stringy.text!, "c.yaml").config.model.default, "123");
-  const aux = planConfigSet("", "c.yaml", "auxiliary.kanban_decomposer.model", "small");
+  const aux = setFromText("", "c.yaml", "auxiliary.kanban_decomposer.model", "small");
   assert.equal(parseConfig(aux.text!, "c.yaml").config.auxiliary.kanban_decomposer.model, "small");
 });
 
 Deno.test("config set refuses unknown keys with a suggestion and wrong types with the reason", () => {
   assert.throws(
-    () => planConfigSet("", "c.yaml", "agent.max_turn", "5"),
+    () => setFromText("", "c.yaml", "agent.max_turn", "5"),
     (e: unknown) => e instanceof ConfigKeyError && e.suggestion === "agent.max_turns",
   );
-  assert.throws(() => planConfigSet("", "c.yaml", "nothing.like.this", "5"), ConfigKeyError);
-  assert.throws(() => planConfigSet("", "c.yaml", "agent..x", "5"), ConfigKeyError);
+  assert.throws(() => setFromText("", "c.yaml", "nothing.like.this", "5"), ConfigKeyError);
+  assert.throws(() => setFromText("", "c.yaml", "agent..x", "5"), ConfigKeyError);
   assert.throws(
-    () => planConfigSet("", "c.yaml", "agent.max_turns", "many"),
+    () => setFromText("", "c.yaml", "agent.max_turns", "many"),
     (e: unknown) => e instanceof ConfigValueError && e.key === "agent.max_turns",
   );
-  assert.throws(() => planConfigSet("", "c.yaml", "agent", "5"), /is a section/);
-  assert.throws(() => planConfigSet("a: [\n", "c.yaml", "agent.max_turns", "5"), ConfigParseError);
+  assert.throws(() => setFromText("", "c.yaml", "agent", "5"), /is a section/);
+  assert.throws(() => setFromText("a: [\n", "c.yaml", "agent.max_turns", "5"), ConfigParseError);
 });
 
 Deno.test("config set routes secrets to .env and leaves only a reference in config.yaml", () => {
-  const plan = planConfigSet(
+  const plan = setFromText(
     "model:\n  provider: anthropic\n",
     "c.yaml",
     "model.api_key",
@@ -129,7 +135,7 @@ Deno.test("config set routes secrets to .env and leaves only a reference in conf
   assert.equal(plan.secret, "sk-ant-1");
   assert.equal(plan.text, "model:\n  provider: anthropic\n  api_key: ${ANTHROPIC_API_KEY}\n");
   assert.ok(!plan.text!.includes("sk-ant-1"));
-  const bare = planConfigSet("", "c.yaml", "OPENROUTER_API_KEY", "or-1");
+  const bare = setFromText("", "c.yaml", "OPENROUTER_API_KEY", "or-1");
   assert.deepEqual(bare, {
     kind: "secret",
     path: null,

@@ -104,6 +104,7 @@ Deno.test("one-shot chat prints only the final answer on stdout", async () => {
 
 Deno.test("writing invalid JSON gives lint status error with the parser's message", async () => {
   await using home = await tempDir();
+  await using work = await tempDir();
   await using server = await startModelServer({
     replies: [
       {
@@ -113,7 +114,7 @@ Deno.test("writing invalid JSON gives lint status error with the parser's messag
     ],
   });
   await configureModel(home.path, server.openaiBaseUrl);
-  const run = await runHerald({ args: ["chat", "-q", "go"], home: home.path });
+  const run = await runHerald({ args: ["chat", "-q", "go"], home: home.path, cwd: work.path });
   assert.equal(run.code, 0, run.stderr);
   const [result] = toolResults(server.requests[1]);
   const lint = result.lint as { status: string; output: string };
@@ -363,4 +364,61 @@ Deno.test("the model can find an earlier session with session_search, but not th
     (result as { results: { session_id: string; messages: { content: string }[] }[] }).results;
   assert.deepEqual(hits.map((hit) => hit.session_id), [earlier]);
   assert.equal(hits[0].messages[0].content, "the code word is pelican");
+});
+
+Deno.test("the agent cannot write credentials, secrets or Herald's home, nor outside the write root", async () => {
+  await using root = await tempDir();
+  const userHome = join(root.path, "user");
+  const heraldHome = join(userHome, ".herald");
+  const work = join(root.path, "project");
+  const protectedFiles: Record<string, string> = {
+    [join(userHome, ".ssh", "authorized_keys")]: "ssh-ed25519 AAAA me@laptop\n",
+    [join(work, ".env")]: "DATABASE_URL=postgres://u:p@db/app\n",
+    [join(heraldHome, ".env")]: "OPENAI_API_KEY=sk-test-kept\n",
+  };
+  for (const [path, text] of Object.entries(protectedFiles)) {
+    await Deno.mkdir(join(path, ".."), { recursive: true });
+    await Deno.writeTextFile(path, text);
+  }
+  const outside = join(root.path, "elsewhere", "notes.md");
+  await using server = await startModelServer({
+    replies: [
+      {
+        toolCalls: [
+          { name: "write_file", arguments: { path: "~/.ssh/authorized_keys", content: "evil" } },
+          { name: "write_file", arguments: { path: ".env", content: "STOLEN=1" } },
+          {
+            name: "patch",
+            arguments: { path: join(heraldHome, ".env"), old_string: "sk", new_string: "xx" },
+          },
+          { name: "write_file", arguments: { path: outside, content: "x" } },
+          { name: "write_file", arguments: { path: "src/ok.ts", content: "export {};\n" } },
+        ],
+      },
+      { text: "tried" },
+    ],
+  });
+  await configureModel(heraldHome, server.openaiBaseUrl);
+  const before = await Deno.readTextFile(join(heraldHome, "config.yaml"));
+  const run = await runHerald({
+    args: ["chat", "-q", "go"],
+    home: heraldHome,
+    cwd: work,
+    env: { HOME: userHome, HERALD_WRITE_SAFE_ROOT: work },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const results = toolResults(server.requests[1]).map((r) => String(r.error ?? r.path));
+  assert.match(
+    results[0],
+    /Write denied: .*authorized_keys" is protected \(it is a credential folder\)/,
+  );
+  assert.match(results[1], /Write denied: .*\.env" is protected \(a \.env file holds secrets\)/);
+  assert.match(results[2], /Write denied: .*\.env" is protected/);
+  assert.match(results[3], /outside the write root/);
+  assert.equal(results[4], join(work, "src", "ok.ts"));
+  for (const [path, text] of Object.entries(protectedFiles)) {
+    assert.equal(await Deno.readTextFile(path), text, path);
+  }
+  assert.equal(await Deno.readTextFile(join(heraldHome, "config.yaml")), before);
+  await assert.rejects(Deno.stat(outside), Deno.errors.NotFound);
 });

@@ -274,7 +274,7 @@ Deno.test("skills opt-out --remove --yes deletes exactly the unmodified bundled 
   assert.equal(back.code, 0, back.stderr);
   const report = JSON.parse(back.stdout).seeded;
   assert.deepEqual([...report.added].sort(), [...result.removed].sort());
-  assert.deepEqual(report.keptModified, ["code-review"]);
+  assert.deepEqual(report.kept_modified, ["code-review"]);
   assert.ok(!(await exists(join(home.path, OPT_OUT_MARKER))));
   assert.ok(await exists(join(home.path, "skills", "kanban", "kanban-worker", "SKILL.md")));
 });

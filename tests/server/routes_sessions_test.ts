@@ -135,7 +135,10 @@ Deno.test("skills come from the profile's catalog", async () => {
     version: null,
     platforms: null,
     path: "dev/code-review",
+    dir,
     available: true,
+    origin: "user",
+    note: null,
   }]);
   assert.deepEqual((await json("GET", "/api/skills")).body.skills, []);
 });

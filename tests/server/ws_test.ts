@@ -475,3 +475,92 @@ Deno.test("a plain GET of /api/ws asks for an upgrade, and the token is required
   assert.equal(await upgradeStatus(server.port, "/api/ws?token=wrong"), 401);
   assert.equal(await upgradeStatus(server.port, `/api/ws?token=${server.deps.token}`), 101);
 });
+
+type Watched = {
+  subscription_id: string;
+  dropped: number;
+  event: { type: string; profile: string; session_id: string | null; source: string; seq: number };
+};
+
+function watched(client: RpcClient, id: string): Watched["event"][] {
+  return client.named("event")
+    .map((event) => event.params as unknown as Watched)
+    .filter((params) => params.subscription_id === id)
+    .map((params) => params.event);
+}
+
+Deno.test("events.subscribe lets one connection watch a conversation another connection runs", async () => {
+  await using home = await tempDir();
+  await using model = await startModelServer({
+    replies: [{ text: "Hello there", chunkSize: 4 }, { text: "Again" }],
+  });
+  await configureModel(home.path, model.openaiBaseUrl);
+  await createProfile(home.path, "work", { bundledSkills: false });
+  await using server = startLiveServer(home.path);
+  await using watcher = await RpcClient.connect(server.wsUrl("/api/ws"));
+  await using chatter = await RpcClient.connect(server.wsUrl("/api/ws"));
+
+  const all = await watcher.call<{ subscription_id: string }>("events.subscribe", {});
+  assert.match(all.subscription_id, /^sub_[0-9a-f]{16}$/);
+  const done = await watcher.call<{ subscription_id: string }>("events.subscribe", {
+    types: ["message.complete"],
+  });
+  const elsewhere = await watcher.call<{ subscription_id: string }>("events.subscribe", {
+    profile: "work",
+  });
+
+  const { session_key } = await chatter.call<Start>("session.start", {});
+  const turn = await chatter.call<Turn>("session.send", { session_key, text: "hi" });
+  await until(() => watched(watcher, all.subscription_id).length >= 5, "the watched turn");
+  const events = watched(watcher, all.subscription_id);
+  const types = events.map((e) => e.type).filter((type, i, list) => type !== list[i - 1]);
+  assert.deepEqual(types, ["session.started", "message.user", "message.delta", "message.complete"]);
+  for (const event of events) {
+    assert.deepEqual([event.profile, event.session_id, event.source], [
+      "default",
+      turn.session_id,
+      "dashboard",
+    ]);
+  }
+  const seqs = events.map((e) => e.seq);
+  assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), "in publishing order");
+  assert.equal(watched(watcher, done.subscription_id).length, 1, "only the types asked for");
+  assert.equal(watched(watcher, elsewhere.subscription_id).length, 0, "only the profile asked for");
+  assert.ok(watcher.named("event").every((e) => e.params.dropped === 0));
+  assert.equal(chatter.named("event").length, 0, "the chatting connection subscribed to nothing");
+
+  assert.deepEqual(
+    await watcher.call("events.unsubscribe", { subscription_id: all.subscription_id }),
+    { unsubscribed: true },
+  );
+  assert.deepEqual(
+    await watcher.call("events.unsubscribe", { subscription_id: all.subscription_id }),
+    { unsubscribed: false },
+  );
+  const before = watched(watcher, all.subscription_id).length;
+  const ended = await watcher.call<{ subscription_id: string }>("events.subscribe", {
+    types: ["session.ended"],
+  });
+  await chatter.call("session.send", { session_key, text: "/exit" });
+  await until(() => watched(watcher, ended.subscription_id).length === 1, "session.ended");
+  assert.equal(watched(watcher, all.subscription_id).length, before, "nothing after unsubscribe");
+});
+
+Deno.test("events.subscribe checks its params and a pinned dashboard's profile", async () => {
+  await using home = await tempDir();
+  await createProfile(home.path, "work", { bundledSkills: false });
+  await using server = startLiveServer(home.path, { deps: { pinnedProfile: "work" } });
+  await using client = await RpcClient.connect(server.wsUrl("/api/ws"));
+  const badType = await client.request("events.subscribe", { types: ["message.teleport"] });
+  assert.equal(badType.error?.code, -32602);
+  const elsewhere = await client.request("events.subscribe", { profile: "default" });
+  assert.equal(elsewhere.error?.data?.code, "profile_not_found");
+  const ghost = await client.request("events.subscribe", { profile: "ghost" });
+  assert.equal(ghost.error?.data?.code, "profile_not_found");
+  assert.match(
+    (await client.call<{ subscription_id: string }>("events.subscribe", {})).subscription_id,
+    /^sub_/,
+  );
+  const missing = await client.request("events.unsubscribe", {});
+  assert.equal(missing.error?.code, -32602);
+});

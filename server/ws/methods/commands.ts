@@ -32,7 +32,7 @@ export function commandMethods(state: GatewayState): RpcMethods {
 async function catalog(state: GatewayState, params: z.infer<typeof CatalogParams>) {
   let registry: SlashRegistry;
   if (params.session_key !== undefined) {
-    registry = findSession(state, params.session_key).registry;
+    registry = findSession(state, params.session_key).conversation.registry;
   } else {
     const paths = await state.options.resolveProfile(params.profile);
     registry = createSlashRegistry({ catalog: createSkillCatalog(paths.home) });

@@ -7,5 +7,6 @@
 
 export { approvalMethods } from "./approval.ts";
 export { commandMethods } from "./commands.ts";
+export { eventMethods } from "./events.ts";
 export { closeSession, GATEWAY_SOURCE, sessionMethods } from "./session.ts";
 export { setupMethods } from "./setup.ts";

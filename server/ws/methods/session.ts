@@ -1,27 +1,23 @@
 /**
  * The gateway's session methods: `session.start`, `session.send`,
  * `session.interrupt` and `session.close` (params and results in
- * server/ws/gateway.ts). Sessions are assembled exactly as `herald chat`
- * assembles them (openProfileRuntime), and typed lines go through the
- * shared slash registry first. A turn streams `message.delta`, `tool.start`
- * and `tool.complete`, and ends with `message.complete` or `message.error`.
+ * server/ws/gateway.ts). Each session is a conversation object
+ * (core/agent/conversation.ts) over the profile's agent runtime, opened
+ * exactly as `herald chat` opens one, so slash commands and their outcomes
+ * are handled there; this module only maps calls to it and its results and
+ * progress to the client. A turn streams `message.delta`, `tool.start` and
+ * `tool.complete`, and ends with `message.complete` or `message.error`.
  *
  * @module
  */
 
 import { z } from "zod";
-import type { AgentEvent, AgentSession, TurnResult } from "../../../core/agent/session.ts";
-import { createSlashRegistry } from "../../../core/commands/mod.ts";
+import { Conversation, type ConversationResult } from "../../../core/agent/conversation.ts";
+import type { AgentEvent, TurnResult } from "../../../core/agent/turn_runtime.ts";
 import { HeraldError } from "../../../core/errors.ts";
-import { type ApprovalNotice, ApprovalPolicy } from "../../../core/tools/approval_policy.ts";
-import { configAlwaysStore, ensureProfileHome } from "../../../adapters/home/mod.ts";
-import {
-  findSession,
-  type GatewaySession,
-  type GatewayState,
-  runtimeModule,
-  type Turn,
-} from "../_gateway_state.ts";
+import type { ApprovalNotice, ApprovalSurface } from "../../../core/tools/approval_policy.ts";
+import { openAgentRuntimeLazily } from "../../../adapters/runtime/lazy_agent_runtime.ts";
+import { findSession, type GatewaySession, type GatewayState } from "../_gateway_state.ts";
 import { domainError, method, type RpcMethods } from "../jsonrpc.ts";
 import { MAX_GATEWAY_SESSIONS } from "../limits.ts";
 import { ProfileName, SessionKey } from "./_params.ts";
@@ -89,41 +85,44 @@ async function start(state: GatewayState, profile: string | undefined, resume: s
 
 async function open(state: GatewayState, profile: string | undefined, resume: string | undefined) {
   const paths = await state.options.resolveProfile(profile);
-  await ensureProfileHome(paths);
   const key = newSessionKey();
-  const approvals = new ApprovalPolicy({
-    ask: (request, options) => state.approvals.ask(key, request, options),
-    store: configAlwaysStore(paths.config),
-    safeMode: false,
-    timeoutMs: state.options.approvalTimeoutMs,
-    onNotice: (notice) => approvalNotice(state, notice),
-  });
-  const runtime = await (await runtimeModule()).openProfileRuntime(paths, {
+  const runtime = await openAgentRuntimeLazily(paths, {
     safeMode: false,
     source: GATEWAY_SOURCE,
     cwd: state.options.cwd,
     env: state.options.env,
-    approve: approvals.decide,
+    approvals: clientApprovals(state, key),
     onWarning: (file, message) =>
       state.notify("notice", { level: "warning", message: `${file}: ${message}` }),
   });
-  let session: AgentSession;
-  try {
-    if (state.closed) throw domainError("connection_closed", "The connection closed");
-    session = resume ? runtime.resume(resume) : runtime.start();
-  } catch (error) {
-    runtime.close();
-    throw error;
+  const conversation = await Conversation.open({
+    runtime,
+    resume,
+    events: state.options.events,
+  });
+  if (state.closed) {
+    await conversation.close();
+    throw domainError("connection_closed", "The connection closed");
   }
-  approvals.allow(runtime.config.approvals.allow);
-  const registry = createSlashRegistry({ catalog: runtime.catalog });
-  state.sessions.set(key, { key, runtime, registry, session });
+  state.sessions.set(key, { key, conversation });
   return {
     session_key: key,
-    session_id: session.id ?? null,
+    session_id: conversation.sessionId ?? null,
     profile: paths.name,
-    provider: session.client.provider,
-    model: session.client.model,
+    provider: conversation.provider,
+    model: conversation.model,
+  };
+}
+
+/**
+ * The gateway's approval surface for session `key`: questions go to the
+ * client (server/ws/approvals.ts); the policy is the profile's, as in the terminal.
+ */
+function clientApprovals(state: GatewayState, key: string): ApprovalSurface {
+  return {
+    ask: (request, options) => state.approvals.ask(key, request, options),
+    timeoutMs: state.options.approvalTimeoutMs,
+    onNotice: (notice) => approvalNotice(state, notice),
   };
 }
 
@@ -134,73 +133,40 @@ function approvalNotice(state: GatewayState, notice: ApprovalNotice): void {
   state.notify("notice", { level: "warning", message: notice.message });
 }
 
-function requireIdle(entry: GatewaySession): void {
-  if (entry.turn) {
-    throw domainError(
-      "turn_running",
-      "A turn is still running in this session; wait for message.complete or call session.interrupt",
-    );
-  }
-}
-
 async function send(state: GatewayState, entry: GatewaySession, text: string) {
-  const session = entry.session;
-  const outcome = await entry.registry.dispatch(text, {
-    sessionId: session.id,
-    model: session.client.model,
-    provider: session.client.provider,
+  const key = entry.key;
+  const result: ConversationResult = await entry.conversation.input(text, {
+    onEvent: (event) => onEvent(state, key, event),
+    onTurnError: (error, sessionId) => {
+      state.notify("message.error", {
+        session_key: key,
+        session_id: sessionId,
+        code: error instanceof HeraldError ? error.code : "internal_error",
+        message: errorMessage(error),
+      });
+    },
   });
-  if (!outcome) return await turn(state, entry, text);
-  switch (outcome.kind) {
+  switch (result.kind) {
+    case "turn":
+      return { kind: "turn", ...completed(state, key, result.result) };
     case "reply":
-      return { kind: "reply", text: outcome.text };
-    case "send":
-      return await turn(state, entry, outcome.message);
+    case "new_session":
+      return { kind: result.kind, text: result.text };
     case "set_model":
-      requireIdle(entry);
-      session.setClient(entry.runtime.withModel(outcome.model));
-      return { kind: "set_model", model: outcome.model, text: outcome.text };
-    case "new_session": {
-      requireIdle(entry);
-      const next = entry.runtime.start();
-      next.setClient(session.client);
-      entry.session = next;
-      return { kind: "new_session", text: outcome.text };
-    }
+      return { kind: "set_model", model: result.model, text: result.text };
     case "exit":
+      state.sessions.delete(key);
       return {
         kind: "exit",
-        text: outcome.text,
-        ...(await closeSession(state, entry, outcome.deleteSession)),
+        text: result.text,
+        session_id: result.sessionId,
+        deleted: result.deleted,
       };
   }
 }
 
-async function turn(state: GatewayState, entry: GatewaySession, text: string) {
-  requireIdle(entry);
-  const key = entry.key;
-  const controller = new AbortController();
-  const done = entry.session.send(text, {
-    signal: controller.signal,
-    onEvent: (event) => onEvent(state, key, event),
-  });
-  const running: Turn = { controller, done };
-  entry.turn = running;
-  let result: TurnResult;
-  try {
-    result = await done;
-  } catch (error) {
-    const known = error instanceof HeraldError;
-    state.notify("message.error", {
-      session_key: key,
-      session_id: entry.session.id ?? null,
-      code: known ? error.code : "internal_error",
-      message: errorMessage(error),
-    });
-    throw error;
-  } finally {
-    if (entry.turn === running) entry.turn = undefined;
-  }
+/** Notifies `message.complete` and returns the turn as the client sees it. */
+function completed(state: GatewayState, key: string, result: TurnResult) {
   const complete = {
     session_id: result.sessionId,
     response: result.response,
@@ -209,7 +175,7 @@ async function turn(state: GatewayState, entry: GatewaySession, text: string) {
     hit_max_turns: result.hitMaxTurns,
   };
   state.notify("message.complete", { session_key: key, ...complete });
-  return { kind: "turn", ...complete };
+  return complete;
 }
 
 function onEvent(state: GatewayState, key: string, event: AgentEvent): void {
@@ -235,16 +201,18 @@ function onEvent(state: GatewayState, key: string, event: AgentEvent): void {
         duration_ms: Math.round(event.durationMs),
       });
       break;
-    case "model_call":
+    default:
+      // Model calls are not shown; approvals reach the client as approval.request.
       break;
   }
 }
 
 function interrupt(state: GatewayState, entry: GatewaySession): boolean {
-  if (!entry.turn) return false;
-  entry.turn.controller.abort();
+  if (!entry.conversation.busy) return false;
+  // Denied before the turn is aborted, so a question waiting for the client ends without
+  // approval.expire, as an answer the interrupt made.
   state.approvals.denySession(entry.key);
-  return true;
+  return entry.conversation.interrupt();
 }
 
 /**
@@ -258,17 +226,7 @@ export async function closeSession(
   deleteStored: boolean,
 ): Promise<{ session_id: string | null; deleted: boolean }> {
   state.sessions.delete(entry.key);
-  const running = entry.turn;
-  if (running) {
-    interrupt(state, entry);
-    await running.done.catch(() => {});
-  }
-  const sessionId = entry.session.id ?? null;
-  let deleted = false;
-  try {
-    if (deleteStored) deleted = await entry.session.deleteStored();
-  } finally {
-    entry.runtime.close();
-  }
-  return { session_id: sessionId, deleted };
+  state.approvals.denySession(entry.key);
+  const closed = await entry.conversation.close({ delete: deleteStored });
+  return { session_id: closed.sessionId, deleted: closed.deleted };
 }

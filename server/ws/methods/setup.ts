@@ -6,9 +6,11 @@
  */
 
 import { z } from "zod";
+import { loadSessionConfig } from "../../../core/agent/session_config.ts";
 import { HeraldError } from "../../../core/errors.ts";
 import { mainProvider, resolveModelSettings } from "../../../core/models/settings.ts";
-import { type GatewayState, runtimeModule } from "../_gateway_state.ts";
+import { openProfileContext } from "../../../adapters/runtime/profile_context.ts";
+import type { GatewayState } from "../_gateway_state.ts";
 import { method, type RpcMethods } from "../jsonrpc.ts";
 import { ProfileName } from "./_params.ts";
 
@@ -30,10 +32,8 @@ async function runtimeCheck(state: GatewayState, profile: string | undefined) {
   const paths = await state.options.resolveProfile(profile);
   let loaded;
   try {
-    loaded = await (await runtimeModule()).loadRuntimeConfig(paths, {
-      env: state.options.env,
+    loaded = await loadSessionConfig(openProfileContext(paths, state.options.env), {
       safeMode: false,
-      onWarning: () => {},
     });
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;

@@ -23,7 +23,8 @@ function setup(dir: string, baseUrl: string, overrides: Partial<AgentSessionOpti
     tools: new ToolRegistry(builtinTools()),
     approve: () => Promise.resolve("deny"),
     cwd: dir,
-    home: dir,
+    // A home of its own, as in real use: the file tools refuse to write a Herald home.
+    home: join(dir, ".herald-home"),
     source: "test",
     systemPrompt: "You are a test.\n",
     maxTurns: 10,
@@ -143,7 +144,7 @@ Deno.test("writes to the same file run in call order", async () => {
   }
 });
 
-Deno.test("an approval for the session is asked once and reused", async () => {
+Deno.test("an approval for the session is asked once and reused for the same targets only", async () => {
   await using dir = await tempDir();
   await Deno.mkdir(join(dir.path, "a"));
   await Deno.mkdir(join(dir.path, "b"));
@@ -151,6 +152,9 @@ Deno.test("an approval for the session is asked once and reused", async () => {
   await using server = await startModelServer({
     replies: [
       { toolCalls: [{ name: "terminal", arguments: { command: "rm -rf a" } }] },
+      // The same rule and target: covered by the session approval.
+      { toolCalls: [{ name: "terminal", arguments: { command: "mkdir a && rm -rf a/" } }] },
+      // Another target: asked again.
       { toolCalls: [{ name: "terminal", arguments: { command: "rm -rf b" } }] },
       { text: "cleaned" },
     ],
@@ -164,7 +168,7 @@ Deno.test("an approval for the session is asked once and reused", async () => {
   try {
     const result = await AgentSession.start(options).send("clean both");
     assert.equal(result.response, "cleaned");
-    assert.equal(asked, 1);
+    assert.equal(asked, 2);
     await assert.rejects(() => Deno.stat(join(dir.path, "a")), Deno.errors.NotFound);
     await assert.rejects(() => Deno.stat(join(dir.path, "b")), Deno.errors.NotFound);
   } finally {

@@ -1,0 +1,184 @@
+/**
+ * The agent runtime of a profile: Herald's own turn loop wired for one
+ * profile, the {@link TurnRuntime} behind every conversation that the
+ * terminal chat, the dashboard's gateway (and later channels, workers and
+ * cron runs) open. Config, credentials, the "always" approvals and the
+ * session files come through the profile's ports
+ * (adapters/runtime/profile_context.ts, the one composition point); this
+ * module adds the model client, the state store, the tools, plugins, the
+ * skills and the system prompt.
+ *
+ * Heavy (model SDKs, tools): surfaces load it through adapters/lazy.ts, so
+ * an idle dashboard and the other commands do not carry it.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { profileApprovalPolicy } from "../../core/agent/approvals.ts";
+import { buildSystemPrompt } from "../../core/agent/prompt.ts";
+import { AgentSession, type AgentSessionOptions } from "../../core/agent/session.ts";
+import { loadSessionConfig } from "../../core/agent/session_config.ts";
+import type { StartOptions, TurnRuntime } from "../../core/agent/turn_runtime.ts";
+import type { HeraldConfig, ProcessEnv } from "../../core/config/mod.ts";
+import { type ModelSettings, resolveModelSettings } from "../../core/models/settings.ts";
+import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
+import type { SessionStore } from "../../core/sessions/store.ts";
+import { createSessionSearchTool } from "../../core/sessions/search_tool.ts";
+import type { SkillCatalog } from "../../core/skills/mod.ts";
+import type { ApprovalPolicy, ApprovalSurface } from "../../core/tools/approval_policy.ts";
+import { ToolRegistry } from "../../core/tools/registry.ts";
+import { ensureProfileHome, type ProfilePaths } from "../home/mod.ts";
+import { createModelClient } from "../models/mod.ts";
+import { loadPlugins } from "../plugins/load.ts";
+import { createSkillCatalog, createSkillTools } from "../skills/mod.ts";
+import { openStateStore } from "../sqlite/mod.ts";
+import { builtinTools, readMemorySnapshot } from "../tools/mod.ts";
+import { openProfileContext } from "./profile_context.ts";
+
+/** Reports a problem in a file that did not stop loading (config keys, broken skills). */
+export type WarningSink = (file: string, message: string) => void;
+
+/** Choices that shape an agent runtime. */
+export interface AgentRuntimeOptions {
+  /** Ignore config.yaml, rules files and plugins; credentials still load, nothing is saved. */
+  safeMode: boolean;
+  /** Command-line overrides of the model settings. */
+  model?: string;
+  provider?: string;
+  baseUrl?: string;
+  /** Surface name stored with new sessions: `cli`, `dashboard`, ... */
+  source: string;
+  /** Working directory for tools. */
+  cwd: string;
+  /** The process environment: the credentials fallback after `.env`, and what commands inherit. */
+  env: ProcessEnv;
+  /** How the surface asks a human about dangerous actions (the policy is the profile's). */
+  approvals: ApprovalSurface;
+  onWarning: WarningSink;
+}
+
+/** An opened agent runtime: the {@link TurnRuntime} of Herald's own turn loop. */
+export interface AgentRuntime extends TurnRuntime {
+  readonly paths: ProfilePaths;
+  readonly config: HeraldConfig;
+  readonly settings: ModelSettings;
+  readonly store: SessionStore;
+  readonly catalog: SkillCatalog;
+  /** The approval policy every session of this runtime asks. */
+  readonly approvals: ApprovalPolicy;
+  /** Options of new (and resumed) sessions. */
+  readonly sessionOptions: AgentSessionOptions;
+  start(options?: StartOptions): Promise<AgentSession>;
+  resume(sessionId: string): Promise<AgentSession>;
+  close(): void;
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.IsADirectory) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Opens the agent runtime of the profile at `paths` (creating what is
+ * missing of its home).
+ *
+ * @example
+ * ```ts
+ * const runtime = await openAgentRuntime(paths, { ...options, approvals: { ask, onNotice } });
+ * const conversation = await Conversation.open({ runtime, events });
+ * ```
+ *
+ * @throws ModelError `model_not_configured` when no usable model and credential are configured.
+ * @throws ConfigParseError when config.yaml is not valid YAML.
+ */
+export async function openAgentRuntime(
+  paths: ProfilePaths,
+  options: AgentRuntimeOptions,
+): Promise<AgentRuntime> {
+  await ensureProfileHome(paths);
+  const profile = openProfileContext(paths, options.env);
+  const { config, credentials, warnings } = await loadSessionConfig(profile, options);
+  for (const warning of warnings) options.onWarning(paths.config, warning.message);
+  const overrides = { model: options.model, provider: options.provider, baseUrl: options.baseUrl };
+  const settings = resolveModelSettings(config, credentials, overrides);
+  const hooks = options.safeMode ? [] : await loadPlugins(paths.home, config.plugins);
+  const catalog = createSkillCatalog(paths.home, {
+    onWarning: (warning) => options.onWarning(warning.file, warning.message),
+  });
+  const memory = await readMemorySnapshot(paths.home);
+  const rules = !options.safeMode;
+  const soul = rules ? await readOptional(join(paths.home, "SOUL.md")) : undefined;
+  const projectRules = rules ? await readOptional(join(options.cwd, "AGENTS.md")) : undefined;
+  const approvals = profileApprovalPolicy(profile.files, {
+    surface: options.approvals,
+    safeMode: options.safeMode,
+    allowed: config.approvals.allow,
+  });
+  const store = openStateStore(paths.stateDb);
+  const tools = new ToolRegistry([
+    // Commands get the child allowlist plus the names the profile passes on.
+    ...builtinTools({
+      writeSafeRoot: options.env.HERALD_WRITE_SAFE_ROOT?.trim() || config.tools.write_safe_root,
+      terminal: {
+        baseEnv: options.env,
+        envPassthrough: config.terminal.env_passthrough,
+        envLookup: credentials,
+      },
+    }),
+    createSessionSearchTool(store),
+    ...createSkillTools(),
+  ]);
+  const systemPrompt = buildSystemPrompt({
+    cwd: options.cwd,
+    date: new Date().toISOString().slice(0, 10),
+    toolNames: tools.specs().map((spec) => spec.name),
+    soul,
+    projectRules,
+    memory: memory.memory,
+    userProfile: memory.user,
+    profile: paths.name === DEFAULT_PROFILE ? undefined : paths.name,
+  });
+  const sessionOptions: AgentSessionOptions = {
+    client: createModelClient(settings),
+    clientFor: (model) => createModelClient({ ...settings, model }),
+    store,
+    tools,
+    files: profile.sessions.files,
+    hooks,
+    approve: approvals.decide,
+    cwd: options.cwd,
+    home: paths.home,
+    source: options.source,
+    systemPrompt,
+    maxTurns: config.agent.max_turns,
+    verifyFileMutations: config.agent.verify_file_mutations,
+    dumpRequests: config.agent.dump_requests,
+    maxTokens: config.model.max_tokens,
+  };
+  return {
+    profile: paths.name,
+    source: options.source,
+    paths,
+    config,
+    settings,
+    store,
+    catalog,
+    approvals,
+    sessionOptions,
+    start(start = {}) {
+      const session = AgentSession.start(sessionOptions);
+      if (start.model !== undefined && start.model !== session.model) session.setModel(start.model);
+      return Promise.resolve(session);
+    },
+    resume: (sessionId) =>
+      Promise.resolve().then(() => AgentSession.resume(sessionOptions, sessionId)),
+    close: () => store.close(),
+  };
+}

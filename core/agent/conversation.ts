@@ -1,0 +1,406 @@
+/**
+ * The conversation object: one conversation on one surface, the same for
+ * the terminal chat, the dashboard's gateway and, later, messaging channels,
+ * kanban workers and cron runs. It holds the turn runtime (behind
+ * {@link TurnRuntime}, so the agent loop and an external runtime are
+ * interchangeable), the current session and the slash registry, and carries
+ * out every slash outcome itself: a surface hands it the user's text and
+ * renders the {@link ConversationResult}.
+ *
+ * Given an event publisher, it publishes the conversation's session,
+ * message, tool and approval events (core/events), so a surface that did
+ * not start it can watch it.
+ *
+ * @module
+ */
+
+import { HeraldError } from "../errors.ts";
+import { createSlashRegistry, parseSlashInput, runCatalogCommand } from "../commands/mod.ts";
+import type { SlashRegistry } from "../commands/registry.ts";
+import { eventOf, type EventPayload, type EventPublisher, type EventType } from "../events/mod.ts";
+import type { SkillCatalog } from "../skills/mod.ts";
+import type {
+  AgentEvent,
+  SendOptions,
+  TurnResult,
+  TurnRuntime,
+  TurnSession,
+} from "./turn_runtime.ts";
+
+/** What one line of input did. */
+export type ConversationResult =
+  /** The text (or the message a skill or bundle made of it) ran as a turn. */
+  | { kind: "turn"; result: TurnResult }
+  /** A command answered; the session goes on. */
+  | { kind: "reply"; text: string }
+  /** The following turns use `model`. */
+  | { kind: "set_model"; model: string; text: string }
+  /** A fresh session replaced the current one (which stays stored). */
+  | { kind: "new_session"; text: string }
+  /** The conversation is closed; with `/exit --delete` its session was deleted. */
+  | { kind: "exit"; text: string; sessionId: string | null; deleted: boolean };
+
+/** Options of {@link Conversation.open}. */
+export interface ConversationOptions {
+  /** What runs the turns; the conversation closes it when it closes. */
+  runtime: TurnRuntime;
+  /** Continue this stored session instead of starting a new one. */
+  resume?: string;
+  /** Where the conversation's events go; without it none are published. */
+  events?: EventPublisher;
+}
+
+/** Options of one input or question. */
+export interface InputOptions extends SendOptions {
+  /**
+   * Told when the turn itself fails (the model could not be reached, ...),
+   * not when the input is refused, just before the error is thrown.
+   */
+  onTurnError?(error: unknown, sessionId: string | null): void;
+}
+
+/** What {@link Conversation.close} did. */
+export interface ClosedConversation {
+  /** The session that was open, or null when it had stored nothing. */
+  sessionId: string | null;
+  /** True when the stored session was deleted. */
+  deleted: boolean;
+}
+
+/** A turn is running and the input needs the conversation idle. */
+export class TurnRunningError extends HeraldError {
+  /** Creates the error. */
+  constructor() {
+    super(
+      "turn_running",
+      "conflict",
+      "A turn is still running in this session; wait for its answer or interrupt it",
+    );
+  }
+}
+
+/** Input reached a conversation that was closed. */
+export class ConversationClosedError extends HeraldError {
+  /** Creates the error. */
+  constructor() {
+    super("conversation_closed", "conflict", "This conversation is closed; start a new one");
+  }
+}
+
+interface RunningTurn {
+  controller: AbortController;
+  done: Promise<TurnResult>;
+}
+
+function errorCode(error: unknown): string {
+  return error instanceof HeraldError ? error.code : "internal_error";
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One conversation.
+ *
+ * @example
+ * ```ts
+ * const conversation = await Conversation.open({ runtime, events: bus });
+ * const result = await conversation.input("/review the diff", { onEvent: show });
+ * if (result.kind === "exit") return;
+ * ```
+ */
+export class Conversation {
+  readonly #runtime: TurnRuntime;
+  readonly #registry: SlashRegistry;
+  readonly #events: EventPublisher | undefined;
+  #session: TurnSession;
+  #announced = false;
+  #turn: RunningTurn | undefined;
+  #closing: Promise<ClosedConversation> | undefined;
+
+  private constructor(options: ConversationOptions, session: TurnSession) {
+    this.#runtime = options.runtime;
+    this.#events = options.events;
+    this.#registry = createSlashRegistry({ catalog: options.runtime.catalog });
+    this.#session = session;
+  }
+
+  /**
+   * Opens a conversation on a new session, or on the stored session
+   * `options.resume`. When that fails the runtime is closed.
+   *
+   * @throws NotFoundError for an unknown session to resume.
+   */
+  static async open(options: ConversationOptions): Promise<Conversation> {
+    const { runtime } = options;
+    let session: TurnSession;
+    try {
+      session = options.resume ? await runtime.resume(options.resume) : await runtime.start();
+    } catch (error) {
+      await runtime.close();
+      throw error;
+    }
+    const conversation = new Conversation(options, session);
+    conversation.#announce(options.resume !== undefined);
+    return conversation;
+  }
+
+  /** The stored session id, once the session has stored its first message. */
+  get sessionId(): string | undefined {
+    return this.#session.id;
+  }
+
+  /** The model the next turn uses. */
+  get model(): string {
+    return this.#session.model;
+  }
+
+  /** The provider of {@link model}. */
+  get provider(): string {
+    return this.#session.provider;
+  }
+
+  /** The profile the conversation belongs to. */
+  get profile(): string {
+    return this.#runtime.profile;
+  }
+
+  /** The profile's skills and bundles, when it has a catalog. */
+  get catalog(): SkillCatalog | undefined {
+    return this.#runtime.catalog;
+  }
+
+  /** The slash commands of this conversation (for completion). */
+  get registry(): SlashRegistry {
+    return this.#registry;
+  }
+
+  /** True while a turn runs. */
+  get busy(): boolean {
+    return this.#turn !== undefined;
+  }
+
+  /** True once the conversation is closed (by `/exit` or {@link close}). */
+  get closed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  /**
+   * Handles one line the user typed: a slash command is carried out (and
+   * a skill or bundle runs as the turn it makes), anything else runs as a
+   * turn. `/exit` closes the conversation.
+   *
+   * @throws TurnRunningError for a turn, `/model` or `/new` while a turn runs.
+   * @throws ConversationClosedError once the conversation is closed.
+   * @throws ModelError when the turn's model call fails (the turn's messages stay stored).
+   */
+  async input(text: string, options: InputOptions = {}): Promise<ConversationResult> {
+    this.#requireOpen();
+    const session = this.#session;
+    const outcome = await this.#registry.dispatch(text, {
+      sessionId: session.id,
+      model: session.model,
+      provider: session.provider,
+    });
+    if (!outcome) return { kind: "turn", result: await this.#runTurn(text, options) };
+    switch (outcome.kind) {
+      case "reply":
+        return { kind: "reply", text: outcome.text };
+      case "send":
+        return { kind: "turn", result: await this.#runTurn(outcome.message, options) };
+      case "set_model":
+        this.#requireOpen();
+        this.#requireIdle();
+        this.#session.setModel(outcome.model);
+        return { kind: "set_model", model: outcome.model, text: outcome.text };
+      case "new_session":
+        await this.#newSession();
+        return { kind: "new_session", text: outcome.text };
+      case "exit": {
+        const closed = await this.#close(outcome.deleteSession, "exit");
+        return { kind: "exit", text: outcome.text, ...closed };
+      }
+    }
+  }
+
+  /**
+   * One question, as `herald chat -q` (and later a scheduled run) asks it:
+   * a leading `/<skill>` or `/<bundle>` becomes the message it makes; any
+   * other text, built-in commands included, is sent as typed.
+   *
+   * @throws TurnRunningError while a turn runs.
+   * @throws ConversationClosedError once the conversation is closed.
+   */
+  async ask(text: string, options: InputOptions = {}): Promise<TurnResult> {
+    this.#requireOpen();
+    let message = text;
+    const input = parseSlashInput(text);
+    const catalog = this.#runtime.catalog;
+    if (input && catalog && !this.#registry.find(input.name)) {
+      const outcome = await runCatalogCommand(catalog, input.name, input.args);
+      if (outcome?.kind === "send") message = outcome.message;
+    }
+    return await this.#runTurn(message, options);
+  }
+
+  /** Stops the running turn (its partial answer stays stored); false when none runs. */
+  interrupt(): boolean {
+    if (!this.#turn) return false;
+    this.#turn.controller.abort();
+    return true;
+  }
+
+  /**
+   * Closes the conversation: interrupts a running turn and waits for it to
+   * end, deletes the stored session when `options.delete` is set, and
+   * closes the runtime. Closing again returns the first close's result.
+   */
+  close(options: { delete?: boolean } = {}): Promise<ClosedConversation> {
+    return this.#close(options.delete ?? false, "closed");
+  }
+
+  #close(deleteStored: boolean, reason: "closed" | "exit"): Promise<ClosedConversation> {
+    this.#closing ??= (async () => {
+      const running = this.#turn;
+      if (running) {
+        running.controller.abort();
+        await running.done.catch(() => {});
+      }
+      const session = this.#session;
+      const sessionId = session.id ?? null;
+      let deleted = false;
+      try {
+        if (deleteStored) deleted = await session.deleteStored();
+      } finally {
+        await this.#runtime.close();
+      }
+      if (sessionId) this.#publish(session, "session.ended", { reason, deleted });
+      return { sessionId, deleted };
+    })();
+    return this.#closing;
+  }
+
+  #requireOpen(): void {
+    if (this.#closing) throw new ConversationClosedError();
+  }
+
+  #requireIdle(): void {
+    if (this.#turn) throw new TurnRunningError();
+  }
+
+  async #newSession(): Promise<void> {
+    this.#requireOpen();
+    this.#requireIdle();
+    const previous = this.#session;
+    const next = await this.#runtime.start({ model: previous.model });
+    this.#session = next;
+    this.#announced = false;
+    if (previous.id) {
+      this.#publish(previous, "session.ended", { reason: "new_session", deleted: false });
+    }
+  }
+
+  async #runTurn(text: string, options: InputOptions): Promise<TurnResult> {
+    this.#requireOpen();
+    this.#requireIdle();
+    const session = this.#session;
+    const controller = new AbortController();
+    const caller = options.signal;
+    const stop = () => controller.abort(caller?.reason);
+    if (caller?.aborted) stop();
+    caller?.addEventListener("abort", stop, { once: true });
+    const done = session.send(text, {
+      signal: controller.signal,
+      onEvent: (event) => {
+        this.#relay(session, event);
+        options.onEvent?.(event);
+      },
+    });
+    const running: RunningTurn = { controller, done };
+    this.#turn = running;
+    this.#announce(false);
+    this.#publish(session, "message.user", { text });
+    let result: TurnResult;
+    try {
+      result = await done;
+    } catch (error) {
+      options.onTurnError?.(error, session.id ?? null);
+      this.#publish(session, "message.error", {
+        code: errorCode(error),
+        message: errorMessage(error),
+      });
+      throw error;
+    } finally {
+      if (this.#turn === running) this.#turn = undefined;
+      caller?.removeEventListener("abort", stop);
+    }
+    this.#announce(false);
+    this.#publish(session, "message.complete", {
+      response: result.response,
+      tool_calls: result.toolCalls,
+      aborted: result.aborted,
+      hit_max_turns: result.hitMaxTurns,
+    });
+    return result;
+  }
+
+  /** Publishes `session.started` once the current session has an id. */
+  #announce(resumed: boolean): void {
+    const session = this.#session;
+    if (this.#announced || !session.id) return;
+    this.#announced = true;
+    this.#publish(session, "session.started", {
+      model: session.model,
+      provider: session.provider,
+      resumed,
+    });
+  }
+
+  #relay(session: TurnSession, event: AgentEvent): void {
+    if (session === this.#session) this.#announce(false);
+    switch (event.type) {
+      case "text":
+        return this.#publish(session, "message.delta", { text: event.delta });
+      case "tool_start":
+        return this.#publish(session, "tool.start", {
+          tool_call_id: event.call.id,
+          name: event.call.name,
+          arguments: event.call.arguments,
+        });
+      case "tool_end":
+        return this.#publish(session, "tool.complete", {
+          tool_call_id: event.call.id,
+          name: event.call.name,
+          ok: event.ok,
+          summary: event.summary,
+          duration_ms: Math.round(event.durationMs),
+        });
+      case "approval_request":
+        return this.#publish(session, "approval.requested", {
+          tool: event.request.tool,
+          command: event.request.command,
+          reason: event.request.reason,
+          rule_key: event.request.ruleKey,
+        });
+      case "approval_result":
+        return this.#publish(session, "approval.resolved", {
+          rule_key: event.request.ruleKey,
+          choice: event.choice,
+          approved: event.choice !== "deny",
+        });
+      case "model_call":
+        return;
+    }
+  }
+
+  #publish<T extends EventType>(session: TurnSession, type: T, payload: EventPayload<T>): void {
+    if (!this.#events) return;
+    const subject = {
+      profile: this.#runtime.profile,
+      session_id: session.id ?? null,
+      source: this.#runtime.source,
+    };
+    this.#events.publish(eventOf(type, subject, payload));
+  }
+}

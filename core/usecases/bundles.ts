@@ -1,0 +1,188 @@
+/**
+ * The skill-bundle use cases: list, show, create, delete and reload the
+ * bundles of a profile. Each is one function over a profile's
+ * {@link SkillLibrary}; `herald bundles ...` and `/api/bundles` call them
+ * and only render.
+ *
+ * @example
+ * ```ts
+ * const library = openSkillLibrary(profile);
+ * const created = await createBundle(library, { name: "Backend", skills: ["code-review"] });
+ * created.bundle.missing; // skills it names that are not installed yet
+ * ```
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import {
+  type BundleInput,
+  BundleNotFoundError,
+  type BundleView,
+  bundleView,
+  type CatalogWarning,
+  findBundle,
+  type SkillBundle,
+  type SkillCatalogSnapshot,
+} from "../skills/mod.ts";
+import type { SkillLibrary } from "./ports_skills.ts";
+import type { ShowPath } from "./skills.ts";
+import { builtinCommandNames } from "./_slash_names.ts";
+
+/** The bundles of a profile, and the bundle files that were skipped. */
+export interface BundleList {
+  /** Sorted by slug. */
+  bundles: BundleView[];
+  /** Broken or duplicate bundle files, each skipped. */
+  warnings: CatalogWarning[];
+}
+
+/** The warnings of `snapshot` about bundle files. */
+function bundleWarnings(library: SkillLibrary, snapshot: SkillCatalogSnapshot): CatalogWarning[] {
+  return snapshot.warnings.filter((warning) => warning.file.startsWith(library.bundlesDir));
+}
+
+/** Every bundle of the profile, resolved against its skills. */
+export async function listBundles(library: SkillLibrary): Promise<BundleList> {
+  const snapshot = await library.snapshot();
+  const builtins = builtinCommandNames();
+  return {
+    bundles: snapshot.bundles.map((bundle) => bundleView(bundle, snapshot, builtins)),
+    warnings: bundleWarnings(library, snapshot),
+  };
+}
+
+/** One bundle, and the bundle files that were skipped. */
+export interface ShownBundle {
+  bundle: BundleView;
+  warnings: CatalogWarning[];
+}
+
+/**
+ * One bundle by name (`my_bundle` also finds `my-bundle`).
+ *
+ * @throws BundleNotFoundError when no bundle file defines it.
+ */
+export async function showBundle(
+  library: SkillLibrary,
+  name: string,
+  options: { showPath?: ShowPath } = {},
+): Promise<ShownBundle> {
+  const snapshot = await library.snapshot();
+  const bundle = findBundle(snapshot.bundles, name);
+  if (!bundle) {
+    throw new BundleNotFoundError(name, (options.showPath ?? String)(library.bundlesDir));
+  }
+  return {
+    bundle: bundleView(bundle, snapshot, builtinCommandNames()),
+    warnings: bundleWarnings(library, snapshot),
+  };
+}
+
+/** A new bundle, as a request body or a command line gives it. */
+export const NewBundle = z.object({
+  name: z.string().refine((name) => name.trim() !== "", "must not be empty"),
+  skills: z.array(z.string()).nullish().transform((skills) => skills ?? []),
+  description: z.string().nullish().transform((text) => text ?? undefined),
+  instruction: z.string().nullish().transform((text) => text ?? undefined),
+  /** Replace an existing bundle of the same name. */
+  force: z.boolean().nullish().transform((force) => force ?? false),
+});
+
+/** The parsed {@link NewBundle}. */
+export type NewBundle = z.output<typeof NewBundle>;
+
+/** What {@link createBundle} writes ({@link NewBundle} parses one from a request body). */
+export interface CreateBundleRequest extends BundleInput {
+  /** Replace an existing bundle of the same name. */
+  force?: boolean;
+}
+
+/** What {@link createBundle} did. */
+export interface CreatedBundle {
+  /** True when an existing bundle of the same name was replaced. */
+  replaced: boolean;
+  bundle: BundleView;
+  /** True when a built-in command has the bundle's name, so `/<slug>` cannot invoke it. */
+  shadowed: boolean;
+}
+
+/**
+ * Writes a bundle file (`skill-bundles/<slug>.yaml`). Skills that are not
+ * installed are allowed (the bundle skips them until they are); the view
+ * lists them as `missing`.
+ *
+ * @throws BundleInvalidError for a name without letters or digits, or no skills.
+ * @throws BundleExistsError when the bundle exists and `force` is not set.
+ */
+export async function createBundle(
+  library: SkillLibrary,
+  request: CreateBundleRequest,
+): Promise<CreatedBundle> {
+  const input: BundleInput = {
+    name: request.name,
+    skills: request.skills,
+    description: request.description,
+    instruction: request.instruction,
+  };
+  const saved = await library.saveBundle(input, { force: request.force ?? false });
+  const snapshot = await library.snapshot();
+  const builtins = builtinCommandNames();
+  const written: SkillBundle = findBundle(snapshot.bundles, saved.slug) ?? {
+    slug: saved.slug,
+    name: input.name.trim(),
+    description: input.description?.trim() ?? "",
+    skills: input.skills.map((skill) => skill.trim()).filter(Boolean),
+    ...(input.instruction?.trim() ? { instruction: input.instruction.trim() } : {}),
+    file: saved.file,
+  };
+  return {
+    replaced: saved.replaced,
+    bundle: bundleView(written, snapshot, builtins),
+    shadowed: builtins.has(saved.slug),
+  };
+}
+
+/** What {@link deleteBundle} did. */
+export interface DeletedBundle {
+  /** The name as asked for. */
+  name: string;
+  /** The file deleted. */
+  file: string;
+}
+
+/**
+ * Deletes a bundle's file (the skills stay), even a broken one.
+ *
+ * @throws BundleNotFoundError when no file defines it.
+ */
+export async function deleteBundle(
+  library: SkillLibrary,
+  name: string,
+  options: { showPath?: ShowPath } = {},
+): Promise<DeletedBundle> {
+  const file = await library.deleteBundle(name, (options.showPath ?? String)(library.bundlesDir));
+  return { name, file };
+}
+
+/** What re-reading the bundle files found (`bundles reload --json`). */
+export interface BundleReload {
+  /** How many bundles load. */
+  total: number;
+  bundles: { name: string; slug: string; label: string; file: string }[];
+  /** Bundle files that are broken or repeat a name, each skipped. */
+  skipped: CatalogWarning[];
+}
+
+/**
+ * Re-reads every bundle file and reports which load and which are broken.
+ * (Bundles are read afresh at every use; this only reports.)
+ */
+export async function reloadBundles(library: SkillLibrary): Promise<BundleReload> {
+  const { bundles, warnings } = await listBundles(library);
+  return {
+    total: bundles.length,
+    bundles: bundles.map(({ name, slug, label, file }) => ({ name, slug, label, file })),
+    skipped: warnings.map(({ file, message }) => ({ file, message })),
+  };
+}

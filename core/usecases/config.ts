@@ -1,0 +1,327 @@
+/**
+ * The config use cases: show the effective configuration (secrets hidden),
+ * read one key, edit keys with typed values or by a partial config object,
+ * and read or save the whole config.yaml text under a version check. The
+ * CLI (`herald config ...`), the dashboard (`/api/config`) and later
+ * channels call these; each edit is planned inside the file locks from the
+ * text as it is then, so a change saved meanwhile by anyone is kept.
+ *
+ * @module
+ */
+
+import {
+  type ConfigEdit,
+  configObjectEdits,
+  configTextVersion,
+  type ConfigWarning,
+  getConfigValue,
+  type HeraldConfig,
+  type LoadedConfig,
+  parseConfig,
+  parseConfigDocument,
+  planConfigEdits,
+  redactConfigText,
+  redactSecrets,
+  resolveConfigKey,
+  restoreRedactedSecrets,
+  validateConfig,
+} from "../config/mod.ts";
+import { ConfigParseError, HeraldError } from "../errors.ts";
+import type { Credentials, ProfileContext } from "./ports.ts";
+
+/** A whole-file save that started from a text that has changed since (HTTP 409). */
+export class ConfigChangedError extends HeraldError {
+  /** Creates the error for config file `file`. */
+  constructor(readonly file: string) {
+    super(
+      "config_changed",
+      "conflict",
+      `${file} was changed by someone else since you loaded it; nothing was written. ` +
+        "Reload it and apply your edit again",
+      { details: { file } },
+    );
+  }
+}
+
+/**
+ * config.yaml as written (`${NAME}` references kept), defaults filled in.
+ *
+ * @throws ConfigParseError when the file is not YAML.
+ */
+export async function loadWrittenConfig(profile: ProfileContext): Promise<LoadedConfig> {
+  return parseConfig(await profile.files.readConfigText(), profile.files.configPath);
+}
+
+/**
+ * config.yaml as a session sees it: `${NAME}` references expanded from the
+ * profile's credentials (its `.env`, then the environment), which come along.
+ *
+ * @throws ConfigParseError when the file is not YAML.
+ */
+export async function loadExpandedConfig(
+  profile: ProfileContext,
+): Promise<LoadedConfig & { credentials: Credentials }> {
+  const credentials = await profile.files.credentials();
+  const text = await profile.files.readConfigText();
+  return { ...parseConfig(text, profile.files.configPath, credentials.lookup), credentials };
+}
+
+/** The JSON view of a profile's configuration (`config show --json`, `GET /api/config`). */
+export interface ConfigView {
+  profile: string;
+  file: string;
+  /** The effective configuration, defaults filled in, every secret hidden. */
+  config: HeraldConfig;
+  warnings: ConfigWarning[];
+}
+
+/** The one JSON view of a loaded configuration: secrets hidden, as every surface shows it. */
+export function configView(profile: ProfileContext, loaded: LoadedConfig): ConfigView {
+  return {
+    profile: profile.name,
+    file: profile.files.configPath,
+    config: redactSecrets(loaded.config),
+    warnings: loaded.warnings,
+  };
+}
+
+/**
+ * The effective configuration with secrets hidden, and the file's warnings.
+ *
+ * @throws ConfigParseError when config.yaml is not YAML.
+ *
+ * @example
+ * ```ts
+ * const { config, warnings } = await showConfig(profile);
+ * ```
+ */
+export async function showConfig(profile: ProfileContext): Promise<ConfigView> {
+  return configView(profile, await loadWrittenConfig(profile));
+}
+
+/** The JSON view of one setting (`config get --json`); `value` is null when unset. */
+export interface ConfigValueView {
+  key: string;
+  value: unknown;
+}
+
+/** One setting as {@link readConfigValue} finds it. */
+export interface ConfigValueRead {
+  view: ConfigValueView;
+  /** False when the key has no value (not even a default). */
+  set: boolean;
+  file: string;
+  warnings: ConfigWarning[];
+}
+
+/**
+ * One setting of the effective configuration by dotted key, secrets hidden.
+ *
+ * @throws ConfigKeyError for a key the schema does not know (before anything is read).
+ * @throws ConfigParseError when config.yaml is not YAML.
+ */
+export async function readConfigValue(
+  profile: ProfileContext,
+  key: string,
+): Promise<ConfigValueRead> {
+  resolveConfigKey(key);
+  const shown = await showConfig(profile);
+  const value = getConfigValue(shown.config, key);
+  return {
+    view: { key, value: value ?? null },
+    set: value !== undefined,
+    file: shown.file,
+    warnings: shown.warnings,
+  };
+}
+
+/** A secret an edit stored in `.env` (never its value). */
+export interface StoredSecret {
+  /** The `.env` variable. */
+  name: string;
+  /** The config key that references it, or null for a bare `.env` name. */
+  key: string | null;
+}
+
+/** What an edit of the configuration did. */
+export interface ConfigEditResult {
+  profile: string;
+  file: string;
+  /** Keys set in config.yaml. */
+  changed: string[];
+  /** Keys removed from config.yaml (their defaults apply again). */
+  removed: string[];
+  /** Secrets stored in `.env`. */
+  secrets: StoredSecret[];
+}
+
+async function applyEdits(
+  profile: ProfileContext,
+  plan: (current: string) => ConfigEdit[],
+): Promise<ConfigEditResult> {
+  const file = profile.files.configPath;
+  const planned =
+    (await profile.files.updateConfig((current) => planConfigEdits(current, file, plan(current))))!;
+  return {
+    profile: profile.name,
+    file,
+    changed: planned.changed,
+    removed: planned.removed,
+    secrets: planned.secrets.map(({ name, key }) => ({ name, key })),
+  };
+}
+
+/**
+ * Sets or removes keys (`value: null` removes), in order, in one write:
+ * typed values checked against the schema, comments kept, secrets stored in
+ * `.env` first with a `${NAME}` reference in config.yaml.
+ *
+ * @throws ConfigKeyError, ConfigValueError, SecretValueTypeError, ValueTooLargeError,
+ *   ConfigParseError: nothing is written.
+ *
+ * @example
+ * ```ts
+ * await editConfig(profile, [{ key: "agent.max_turns", value: 30 }, { key: "model.base_url", value: null }]);
+ * ```
+ */
+export function editConfig(
+  profile: ProfileContext,
+  edits: readonly ConfigEdit[],
+): Promise<ConfigEditResult> {
+  return applyEdits(profile, () => [...edits]);
+}
+
+/**
+ * Applies a partial config object (as the dashboard sends it): only the
+ * leaves that differ from the current configuration are written, and a
+ * value sent back redacted or as a `${NAME}` reference counts as unchanged.
+ * `then` are edits applied after the object's, in the same write.
+ *
+ * @throws as {@link editConfig}.
+ */
+export function editConfigObject(
+  profile: ProfileContext,
+  patch: Readonly<Record<string, unknown>>,
+  then: readonly ConfigEdit[] = [],
+): Promise<ConfigEditResult> {
+  return applyEdits(profile, (current) => {
+    if (Object.keys(patch).length === 0) return [...then];
+    const before = parseConfig(current, profile.files.configPath);
+    return [...configObjectEdits(patch, before.config), ...then];
+  });
+}
+
+/** config.yaml as text for an editor: secrets hidden, with the version to save against. */
+export interface RawConfigView {
+  profile: string;
+  file: string;
+  /** The text, with every secret value replaced by its redacted form. */
+  text: string;
+  /** Dotted paths whose values were hidden. */
+  redacted: string[];
+  /** The version of the text on disk (see `configTextVersion`). */
+  version: string;
+}
+
+/**
+ * config.yaml as text with secrets hidden, and its version. A file that is
+ * not YAML is shown as it is, so it can be fixed.
+ */
+export async function readRawConfig(profile: ProfileContext): Promise<RawConfigView> {
+  const file = profile.files.configPath;
+  const text = await profile.files.readConfigText();
+  let shown = { text, redacted: [] as string[] };
+  try {
+    shown = redactConfigText(text, file);
+  } catch (error) {
+    if (!(error instanceof ConfigParseError)) throw error;
+  }
+  return {
+    profile: profile.name,
+    file,
+    text: shown.text,
+    redacted: shown.redacted,
+    version: await configTextVersion(text),
+  };
+}
+
+/** What a whole-file save did. */
+export interface RawConfigSaved {
+  profile: string;
+  file: string;
+  /** The version of the text now on disk. */
+  version: string;
+  /** Problems in the saved text that did not stop the save (unknown keys, bad values). */
+  warnings: ConfigWarning[];
+}
+
+/**
+ * Replaces config.yaml with `text`, putting back the secrets it carries in
+ * redacted form. The whole file is replaced, which cannot be merged with a
+ * change made since the editor loaded it: inside the lock, the file must
+ * still be at `version` (from {@link readRawConfig}).
+ *
+ * @throws ConfigParseError when `text` is not YAML (nothing is written).
+ * @throws ConfigChangedError when the file changed since `version`.
+ * @throws ValueTooLargeError when `text` is over the file limit.
+ */
+export async function saveRawConfig(
+  profile: ProfileContext,
+  text: string,
+  version: string,
+): Promise<RawConfigSaved> {
+  const file = profile.files.configPath;
+  const data = (parseConfigDocument(text, file).toJS() ?? {}) as Record<string, unknown>;
+  const saved = (await profile.files.updateConfig(async (current) => {
+    if ((await configTextVersion(current)) !== version.trim()) throw new ConfigChangedError(file);
+    return { text: restoreRedactedSecrets(text, current, file) };
+  }))!;
+  return {
+    profile: profile.name,
+    file,
+    version: await configTextVersion(saved.text!),
+    warnings: validateConfig(data).warnings,
+  };
+}
+
+/** One config health check (`herald doctor`). */
+export interface ConfigCheck {
+  name: "config" | "model";
+  status: "ok" | "warn" | "fail";
+  detail: string;
+}
+
+/**
+ * Checks config.yaml (parses, no warnings) and that a model is configured.
+ * A file that cannot be read or parsed is one `fail`; nothing throws.
+ */
+export async function checkConfig(profile: ProfileContext): Promise<ConfigCheck[]> {
+  const file = profile.files.configPath;
+  let loaded: LoadedConfig;
+  try {
+    loaded = await loadWrittenConfig(profile);
+  } catch (error) {
+    return [{
+      name: "config",
+      status: "fail",
+      detail: error instanceof Error ? error.message : String(error),
+    }];
+  }
+  const config: ConfigCheck = loaded.warnings.length === 0
+    ? { name: "config", status: "ok", detail: file }
+    : {
+      name: "config",
+      status: "warn",
+      detail: `${file}: ${loaded.warnings.map((w) => w.message).join("; ")}`,
+    };
+  const model = loaded.config.model;
+  const modelCheck: ConfigCheck = model.provider && model.default
+    ? { name: "model", status: "ok", detail: `${model.provider} / ${model.default}` }
+    : {
+      name: "model",
+      status: "warn",
+      detail: "no model configured; run `herald config set model.provider <provider>` and " +
+        "`herald config set model.default <model>`",
+    };
+  return [config, modelCheck];
+}

@@ -1,0 +1,245 @@
+/**
+ * The stored-session use cases: list, search, show, page through messages,
+ * export and delete. Each is one function over a profile's
+ * {@link SessionData} (its state database and the files beside it);
+ * `herald sessions ...` and `/api/sessions...` call them and only render.
+ * A profile without a state database has no sessions: reads never create it.
+ *
+ * @example
+ * ```ts
+ * const profile = openProfileContext(paths, env);
+ * const sessions = await listSessions(profile, { limit: 20 });
+ * const { files } = await deleteSession(profile, sessions[0].id);
+ * ```
+ *
+ * @module
+ */
+
+import { HeraldError } from "../errors.ts";
+import { SessionNotFoundError } from "../sessions/errors.ts";
+import {
+  searchNoSessions,
+  searchSessions,
+  type SessionSearchInput,
+  type SessionSearchResult,
+} from "../sessions/search.ts";
+import type { SessionRecord, SessionStore } from "../sessions/store.ts";
+import {
+  type MessageView,
+  messageView,
+  type SessionView,
+  sessionView,
+  type SessionWithMessagesView,
+  sessionWithMessagesView,
+} from "../sessions/views.ts";
+import { ToolError } from "../tools/types.ts";
+import type { ProfileContext } from "./ports.ts";
+
+/** The `format` of an exported session. */
+export const SESSION_EXPORT_FORMAT = "herald.session.v1";
+
+/** Orders of a session search. */
+export const SESSION_SEARCH_SORTS = ["relevance", "newest", "oldest"] as const;
+
+/** One of {@link SESSION_SEARCH_SORTS}. */
+export type SessionSearchSort = typeof SESSION_SEARCH_SORTS[number];
+
+/** Orders of a page of messages: from the first message, or counted back from the newest. */
+export const MESSAGE_PAGE_ORDERS = ["oldest", "latest"] as const;
+
+/** One of {@link MESSAGE_PAGE_ORDERS}. */
+export type MessagePageOrder = typeof MESSAGE_PAGE_ORDERS[number];
+
+function usage(code: string, message: string): HeraldError {
+  return new HeraldError(code, "usage", message);
+}
+
+/** `value` when it is one of `choices`, else a usage error naming them. */
+function oneOf<T extends string>(
+  value: string,
+  choices: readonly T[],
+  what: string,
+): T {
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  const list = `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}`;
+  throw usage("bad_request", `${what} must be ${list}; got ${JSON.stringify(value)}`);
+}
+
+function requireSession(
+  profile: ProfileContext,
+  store: SessionStore | undefined,
+  id: string,
+): { store: SessionStore; session: SessionRecord } {
+  const session = store?.getSession(id);
+  if (!store || !session) throw new SessionNotFoundError(id, profile.name);
+  return { store, session };
+}
+
+/** Which sessions {@link listSessions} returns. */
+export interface ListSessionsRequest {
+  /** How many, at most. */
+  limit: number;
+  /** How many of the newest to skip first. */
+  offset?: number;
+  /** Only sessions from this surface (`cli`, `dashboard`, `telegram`, ...). */
+  source?: string;
+}
+
+/** The profile's sessions, newest first, each with a preview of its first user message. */
+export async function listSessions(
+  profile: ProfileContext,
+  request: ListSessionsRequest,
+): Promise<SessionView[]> {
+  return await profile.sessions.withStore((store) =>
+    store
+      ? store.listSessions({ limit: request.limit, offset: request.offset, source: request.source })
+        .map((session) => sessionView(session, store))
+      : []
+  );
+}
+
+/** What {@link searchStoredSessions} looks for. */
+export interface SessionSearchRequest {
+  /** The words to find (FTS5 syntax is made safe). */
+  query: string;
+  /** Sessions to return (1-10; default 3). */
+  limit?: number;
+  /** Roles whose messages may match, comma-separated (default `user,assistant`). */
+  role?: string;
+  /** `relevance` (default), `newest` or `oldest`. */
+  sort?: string;
+}
+
+/**
+ * Finds stored messages: the same discovery search as the agent's
+ * `session_search` tool, each hit with the messages around it.
+ *
+ * @throws HeraldError (usage) for a query with no words, a bad role or sort.
+ */
+export async function searchStoredSessions(
+  profile: ProfileContext,
+  request: SessionSearchRequest,
+): Promise<SessionSearchResult> {
+  const query = request.query.trim();
+  if (query === "") throw usage("bad_request", "A search needs a query: the words to find");
+  const input: SessionSearchInput = {
+    query,
+    limit: request.limit,
+    role_filter: request.role,
+    sort: request.sort === undefined || request.sort === ""
+      ? undefined
+      : oneOf(request.sort, SESSION_SEARCH_SORTS, "The sort"),
+  };
+  return await profile.sessions.withStore((store) => {
+    try {
+      return store ? searchSessions(store, input) : searchNoSessions(input);
+    } catch (error) {
+      // The search speaks to the model in ToolErrors; to a person they are usage errors.
+      if (error instanceof ToolError) throw usage(error.code, error.message);
+      throw error;
+    }
+  });
+}
+
+/**
+ * One session's summary.
+ *
+ * @throws SessionNotFoundError when the profile has no such session.
+ */
+export async function sessionSummary(profile: ProfileContext, id: string): Promise<SessionView> {
+  return await profile.sessions.withStore((found) => {
+    const { store, session } = requireSession(profile, found, id);
+    return sessionView(session, store);
+  });
+}
+
+/**
+ * One session and every one of its messages, in order.
+ *
+ * @throws SessionNotFoundError when the profile has no such session.
+ */
+export async function showSession(
+  profile: ProfileContext,
+  id: string,
+): Promise<SessionWithMessagesView> {
+  return await profile.sessions.withStore((found) => {
+    const { store, session } = requireSession(profile, found, id);
+    return sessionWithMessagesView(session, store);
+  });
+}
+
+/** Which messages {@link sessionMessagesPage} returns. */
+export interface MessagesPageRequest {
+  /** How many, at most. */
+  limit: number;
+  /** How many to skip: from the first message (`oldest`) or back from the newest (`latest`). */
+  offset: number;
+  /** `oldest` (default) or `latest`. */
+  order?: string;
+}
+
+/** A page of a session's messages, always in time order. */
+export interface MessagesPage {
+  order: MessagePageOrder;
+  /** How many messages the session has. */
+  total: number;
+  messages: MessageView[];
+}
+
+/**
+ * A page of a session's messages. With `latest` the offset counts back
+ * from the newest message; the page itself stays in time order.
+ *
+ * @throws SessionNotFoundError when the profile has no such session.
+ * @throws HeraldError (usage) for an order other than `oldest` or `latest`.
+ */
+export async function sessionMessagesPage(
+  profile: ProfileContext,
+  id: string,
+  request: MessagesPageRequest,
+): Promise<MessagesPage> {
+  const order = oneOf(request.order ?? "oldest", MESSAGE_PAGE_ORDERS, "The order");
+  return await profile.sessions.withStore((found) => {
+    const { store } = requireSession(profile, found, id);
+    const all = store.getMessages(id);
+    const { limit, offset } = request;
+    const end = order === "latest" ? Math.max(0, all.length - offset) : offset + limit;
+    const start = order === "latest" ? Math.max(0, end - limit) : offset;
+    return { order, total: all.length, messages: all.slice(start, end).map(messageView) };
+  });
+}
+
+/** A session with every message, in the `herald.session.v1` format. */
+export interface SessionExport extends SessionWithMessagesView {
+  format: typeof SESSION_EXPORT_FORMAT;
+}
+
+/**
+ * A session and all its messages as `herald.session.v1`, for backups and other tools.
+ *
+ * @throws SessionNotFoundError when the profile has no such session.
+ */
+export async function exportSession(profile: ProfileContext, id: string): Promise<SessionExport> {
+  return { format: SESSION_EXPORT_FORMAT, ...(await showSession(profile, id)) };
+}
+
+/** What {@link deleteSession} removed. */
+export interface DeletedSession {
+  /** The session's id. */
+  deleted: string;
+  /** How many files (transcript, request dumps) went with it. */
+  files: number;
+}
+
+/**
+ * Deletes a session: its rows and messages, its transcript and its request dumps.
+ *
+ * @throws SessionNotFoundError when the profile has no such session.
+ */
+export async function deleteSession(profile: ProfileContext, id: string): Promise<DeletedSession> {
+  return await profile.sessions.withStore(async (found) => {
+    const { store } = requireSession(profile, found, id);
+    store.deleteSession(id);
+    return { deleted: id, files: await profile.sessions.files.deleteSessionFiles(id) };
+  });
+}
