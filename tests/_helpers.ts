@@ -42,3 +42,13 @@ export async function processRunning(pid: number): Promise<boolean> {
     return false;
   }
 }
+
+/** Config keys named after `Object.prototype` members: each must be an unknown key on every surface. */
+export const PROTOTYPE_KEYS: readonly string[] = [
+  "constructor",
+  "toString",
+  "__proto__",
+  "hasOwnProperty",
+  "model.constructor",
+  "model.__proto__.x",
+];

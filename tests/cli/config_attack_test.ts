@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { captureOutput, run } from "../../cli/app.ts";
 import { MAX_CONFIG_VALUE_BYTES, MAX_ENV_VALUE_BYTES } from "../../core/config/mod.ts";
-import { tempDir } from "../_helpers.ts";
+import { PROTOTYPE_KEYS, tempDir } from "../_helpers.ts";
 
 async function herald(home: string, ...argv: string[]) {
   const io = captureOutput();
@@ -39,15 +39,7 @@ Deno.test("config set and get with keys named after Object.prototype members say
   await using home = await tempDir();
   const config = join(home.path, "config.yaml");
   await Deno.writeTextFile(config, "agent:\n  max_turns: 7\n");
-  const keys = [
-    "constructor",
-    "toString",
-    "__proto__",
-    "hasOwnProperty",
-    "model.constructor",
-    "model.__proto__.x",
-  ];
-  for (const key of keys) {
+  for (const key of PROTOTYPE_KEYS) {
     const set = await herald(home.path, "config", "set", key, "1");
     assert.equal(set.code, 2, `${key}: ${set.stderr}`);
     assert.match(

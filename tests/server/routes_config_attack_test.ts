@@ -11,17 +11,8 @@ import {
   MAX_CONFIG_VALUE_BYTES,
   MAX_ENV_VALUE_BYTES,
 } from "../../core/config/mod.ts";
-import { tempDir } from "../_helpers.ts";
+import { PROTOTYPE_KEYS, tempDir } from "../_helpers.ts";
 import { readOr, routesApp } from "./_routes.ts";
-
-const PROTOTYPE_KEYS = [
-  "constructor",
-  "toString",
-  "__proto__",
-  "hasOwnProperty",
-  "model.constructor",
-  "model.__proto__.x",
-];
 
 /** `{"a": {"b": 1}}` for `a.b`, built as JSON text so `__proto__` stays an own key. */
 function nested(key: string, value: unknown): string {
