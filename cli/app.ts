@@ -23,6 +23,7 @@ import { registerDoctor } from "./commands/doctor.ts";
 import { registerProfile } from "./commands/profile.ts";
 import { registerSkills } from "./commands/skills.ts";
 import { registerBundles } from "./commands/bundles.ts";
+import { registerApprovals } from "./commands/approvals.ts";
 
 export { captureOutput, denoOutput } from "./io.ts";
 
@@ -64,6 +65,7 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   registerProfile(program, context);
   registerSkills(program, context);
   registerBundles(program, context);
+  registerApprovals(program, context);
   return program;
 }
 

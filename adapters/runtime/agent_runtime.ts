@@ -55,6 +55,8 @@ export interface AgentRuntimeOptions {
   env: ProcessEnv;
   /** How the surface asks a human about dangerous actions (the policy is the profile's). */
   approvals: ApprovalSurface;
+  /** Yolo mode for this run (`--yolo`): dangerous commands run unasked; hardline and deny still refused. */
+  yolo?: boolean;
   onWarning: WarningSink;
 }
 
@@ -120,6 +122,8 @@ export async function openAgentRuntime(
     surface: options.approvals,
     safeMode: options.safeMode,
     allowed: config.approvals.allow,
+    yolo: options.yolo || config.approvals.mode === "yolo",
+    timeoutSeconds: config.approvals.timeout,
   });
   const store = openStateStore(paths.stateDb);
   const tools = new ToolRegistry([
@@ -130,6 +134,7 @@ export async function openAgentRuntime(
         baseEnv: options.env,
         envPassthrough: config.terminal.env_passthrough,
         envLookup: credentials,
+        denyPatterns: config.approvals.deny,
       },
     }),
     createSessionSearchTool(store),

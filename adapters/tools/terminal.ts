@@ -11,6 +11,7 @@
  */
 
 import { z } from "zod";
+import { matchDenyPattern } from "../../core/tools/deny.ts";
 import { detectDangerousCommand } from "../../core/tools/dangerous.ts";
 import { defineTypedTool, ToolError, type TypedTool } from "../../core/tools/types.ts";
 import {
@@ -55,6 +56,8 @@ export interface TerminalOptions {
   kill?: SignalSender;
   /** Folder that `~` in `workdir` expands to; defaults to the user's home. */
   homeDir?: string;
+  /** The profile's `approvals.deny` patterns: matching commands are refused, never asked. */
+  denyPatterns?: readonly string[];
 }
 
 /** Result of the `terminal` tool. A non-zero exit code is a normal result. */
@@ -121,6 +124,14 @@ export function createTerminalTool(
           "blocked",
           `Blocked: ${danger.reason}. Herald never runs this command, even when approved; ` +
             "do not retry it. Ask the user to run it themselves if it is truly intended.",
+        );
+      }
+      const denied = matchDenyPattern(args.command, options.denyPatterns ?? []);
+      if (denied !== undefined) {
+        throw new ToolError(
+          "blocked",
+          `Blocked: the command matches "${denied}" in approvals.deny. Do not retry it or work ` +
+            "around it; ask the user.",
         );
       }
       if (danger) {

@@ -29,6 +29,7 @@ interface ChatOptions {
   baseUrl?: string;
   source: string;
   safeMode?: boolean;
+  yolo?: boolean;
 }
 
 function preview(text: string, max = 80): string {
@@ -170,6 +171,10 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
     .option("--provider <id>", "provider for this run (openai, openrouter, anthropic, custom, ...)")
     .option("--base-url <url>", "endpoint for this run")
     .option("--source <name>", "surface name stored with new sessions", "cli")
+    .option(
+      "--yolo",
+      "run dangerous commands without asking (hardline commands and approvals.deny are still refused)",
+    )
     .action(async (_options: ChatOptions, command: Command) => {
       const options = command.optsWithGlobals() as ChatOptions;
       const c = ctx();
@@ -185,8 +190,15 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
           cwd: Deno.cwd(),
           env: c.env,
           approvals: terminalApprovals(c.io, c.interactive && !oneShot ? lines : undefined),
+          yolo: options.yolo ?? false,
           onWarning: (file, message) => c.io.err(`herald: warning: ${file}: ${message}\n`),
         });
+        if (runtime.approvals.yolo) {
+          c.io.err(
+            "herald: yolo mode: dangerous commands run without asking; hardline commands and " +
+              "approvals.deny are still refused\n",
+          );
+        }
         const conversation = await Conversation.open({ runtime, resume: options.resume });
         try {
           if (oneShot) {

@@ -41,6 +41,10 @@ export interface ProfileApprovalOptions {
   safeMode: boolean;
   /** The profile's `approvals.allow` rules. */
   allowed: Iterable<string>;
+  /** Yolo mode (`--yolo` or `approvals.mode: yolo`): what is asked about passes unasked. */
+  yolo?: boolean;
+  /** Seconds a question waits (`approvals.timeout`); the surface's own `timeoutMs` wins. */
+  timeoutSeconds?: number;
 }
 
 /**
@@ -60,10 +64,14 @@ export function profileApprovalPolicy(
   files: ConfigFiles,
   options: ProfileApprovalOptions,
 ): ApprovalPolicy {
+  const timeoutMs = options.surface.timeoutMs ??
+    (options.timeoutSeconds === undefined ? undefined : options.timeoutSeconds * 1000);
   return new ApprovalPolicy({
     ...options.surface,
+    timeoutMs,
     store: allowListStore(files),
     safeMode: options.safeMode,
     allowed: options.allowed,
+    yolo: options.yolo,
   });
 }

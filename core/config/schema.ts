@@ -45,8 +45,17 @@ export const AgentSchema = z.object({
 
 /** Dangerous-command approvals. */
 export const ApprovalsSchema = z.object({
-  /** Rules approved with "always" (for example `rm -r`); they are never asked again. */
+  /** Rule keys approved with "always" (for example `rm_recursive:build`); never asked again. */
   allow: z.array(z.string()).default([]),
+  /**
+   * Command patterns (`*` and `?` globs, case-insensitive) that are refused
+   * outright, even in yolo mode.
+   */
+  deny: z.array(z.string().min(1)).default([]),
+  /** `ask` (default): dangerous commands ask first; `yolo`: they run unasked (not hardline or deny). */
+  mode: z.enum(["ask", "yolo"]).default("ask"),
+  /** Seconds an approval question waits for an answer before it is denied. */
+  timeout: z.number().positive().max(86_400).default(120),
 });
 
 /** The agent's tools. */

@@ -5,6 +5,9 @@
  *
  * - A rule in the allow list (config `approvals.allow`, or approved
  *   "always" during this run) passes without asking.
+ * - Yolo mode (`--yolo`, `approvals.mode: yolo`) passes everything it is
+ *   asked about. Hardline commands and `approvals.deny` never get here:
+ *   the tools refuse them first.
  * - Without a way to ask (a non-interactive run) everything else is denied.
  * - Silence is not consent: a question unanswered after the timeout
  *   ({@link APPROVAL_TIMEOUT_MS} by default) is denied.
@@ -78,6 +81,8 @@ export interface ApprovalPolicyOptions extends ApprovalSurface {
   safeMode: boolean;
   /** Rules allowed from the start (config `approvals.allow`); more with {@link ApprovalPolicy.allow}. */
   allowed?: Iterable<string>;
+  /** Yolo mode: every request passes unasked ("once"). */
+  yolo?: boolean;
 }
 
 /** Options of one {@link ApprovalPolicy.decide} call. */
@@ -120,6 +125,11 @@ export class ApprovalPolicy {
     for (const rule of ruleKeys) this.#allowed.add(rule);
   }
 
+  /** True in yolo mode: what is asked about passes unasked. */
+  get yolo(): boolean {
+    return this.#options.yolo === true;
+  }
+
   /** True when `ruleKey` passes without asking. */
   allows(ruleKey: string): boolean {
     return this.#allowed.has(ruleKey);
@@ -138,6 +148,7 @@ export class ApprovalPolicy {
   async #decideNow(request: ApprovalRequest, turn?: AbortSignal): Promise<ApprovalChoice> {
     if (this.#allowed.has(request.ruleKey)) return "always";
     if (turn?.aborted) return "deny";
+    if (this.#options.yolo) return "once";
     const { ask } = this.#options;
     if (!ask) {
       this.#notice({

@@ -23,7 +23,7 @@
  */
 
 import { parseShell, type SimpleCommand } from "./shell_lexer.ts";
-import { basename, parseArgs, skipOptions, unwrap } from "./shell_words.ts";
+import { basename, parseArgs, SHELLS, shellScriptArg, skipOptions, unwrap } from "./shell_words.ts";
 
 /** Why a command needs approval, or is refused. */
 export interface DangerMatch {
@@ -156,7 +156,6 @@ function analyze(command: string, depth: number, found: DangerMatch[]): void {
 
 // --- command rules -----------------------------------------------------------
 
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"]);
 const INTERPRETERS = new Set(["python", "python3", "python2", "perl", "ruby", "node", "php"]);
 const FETCHERS = new Set(["curl", "wget", "fetch"]);
 const SAFE_DEVICES =
@@ -246,16 +245,6 @@ function checkCommand(
     return { ruleKey: scoped("mkfs", operands), reason: "formats or wipes a filesystem" };
   }
   return null;
-}
-
-/** The `-c` script of a shell invocation, if any. */
-function shellScriptArg(args: string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (!arg.startsWith("-") || arg === "-" || arg === "--") return undefined;
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg)) return args[i + 1];
-  }
-  return undefined;
 }
 
 function isFetch(body: string): boolean {

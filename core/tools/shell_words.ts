@@ -95,3 +95,33 @@ export function parseArgs(args: string[]): { short: string; long: string[]; oper
   }
   return { short, long, operands };
 }
+
+/** Shells whose `-c` argument is a script. */
+export const SHELLS: ReadonlySet<string> = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "mksh",
+  "ash",
+  "fish",
+]);
+
+/**
+ * The script a shell runs from its arguments (`bash -lc "..."`), if any.
+ *
+ * @example
+ * ```ts
+ * shellScriptArg(["-lc", "cd a && make"]); // "cd a && make"
+ * shellScriptArg(["build.sh"]); // undefined
+ * ```
+ */
+export function shellScriptArg(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith("-") || arg === "-" || arg === "--") return undefined;
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg)) return args[i + 1];
+  }
+  return undefined;
+}

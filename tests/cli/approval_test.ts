@@ -1,4 +1,9 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import FakeTimers from "@sinonjs/fake-timers";
+import { profilePaths } from "../../adapters/home/mod.ts";
+import { openAgentRuntime } from "../../adapters/runtime/agent_runtime.ts";
+import { tempDir } from "../_helpers.ts";
 import { terminalApprovals } from "../../cli/chat/approval.ts";
 import { LineReader } from "../../cli/chat/lines.ts";
 import { captureOutput, type Output } from "../../cli/io.ts";
@@ -127,4 +132,40 @@ Deno.test("in safe mode always is not saved and the terminal says so", async () 
   });
   assert.equal(await policy.decide(request), "session");
   assert.match(io.stderr, /Safe mode saves nothing/);
+});
+
+Deno.test("an unanswered terminal approval is denied after approvals.timeout (fake time)", async () => {
+  await using home = await tempDir();
+  const paths = profilePaths(home.path, "default");
+  await Deno.writeTextFile(
+    join(home.path, "config.yaml"),
+    "model:\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n  default: m\n" +
+      "approvals:\n  timeout: 30\n",
+  );
+  const io = captureOutput();
+  // A terminal where nobody types.
+  const lines = new LineReader(new ReadableStream());
+  const runtime = await openAgentRuntime(paths, {
+    safeMode: false,
+    source: "cli",
+    cwd: home.path,
+    env: {},
+    approvals: terminalApprovals(io, lines),
+    onWarning: () => {},
+  });
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout"] });
+  try {
+    let answer: string | undefined;
+    const decided = runtime.approvals.decide(request).then((a) => answer = a);
+    await clock.tickAsync(29_999);
+    assert.equal(answer, undefined, "still waiting before the timeout");
+    await clock.tickAsync(1);
+    await decided;
+    assert.equal(answer, "deny");
+    assert.match(io.stderr, /No answer within 30 s; silence is not consent/);
+  } finally {
+    clock.uninstall();
+    runtime.close();
+    await lines.close();
+  }
 });
