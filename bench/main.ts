@@ -5,7 +5,8 @@
  * Environment: `BENCH_RUNS` (start-up runs per command, default 40),
  * `BENCH_MESSAGES` and `BENCH_SESSIONS` (bulk import size, default
  * 1,000,000 in 10,000), `BENCH_ROUND_TRIPS` (tool round trips in the agent
- * overhead run, default 200).
+ * overhead run, default 200), `BENCH_COMPRESSION_MESSAGES` (history length in
+ * the compression run, default 200).
  *
  * @module
  */
@@ -14,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { benchStartup } from "./cli_startup.ts";
 import { benchBulkImport } from "./bulk_import.ts";
 import { benchRoundTrips } from "./agent_roundtrip.ts";
+import { benchCompression } from "./compression.ts";
 import { benchSessionSearch, type SearchBenchResult } from "./session_search.ts";
 import { benchDashboard } from "./dashboard.ts";
 
@@ -22,6 +24,7 @@ const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
 const messages = Number(Deno.env.get("BENCH_MESSAGES") ?? "1000000");
 const sessions = Number(Deno.env.get("BENCH_SESSIONS") ?? "10000");
 const roundTrips = Number(Deno.env.get("BENCH_ROUND_TRIPS") ?? "200");
+const compressionMessages = Number(Deno.env.get("BENCH_COMPRESSION_MESSAGES") ?? "200");
 
 const ms = (value: number) => value.toFixed(1);
 const today = new Date().toISOString().slice(0, 10);
@@ -81,6 +84,24 @@ console.log([
   `| ${trips.roundTrips} | ${ms(trips.agentMs)} | ${ms(trips.modelOnlyMs)} | **${
     trips.overheadPerRoundTripMs.toFixed(2)
   }** (target: at most 5) |`,
+  "",
+].join("\n"));
+
+const compression = await benchCompression(compressionMessages);
+console.log([
+  `## Context compression without the model call (${today}, ${machine})`,
+  "",
+  `A ${compression.messages}-message history (a user message, then four tool calls with 2 KB ` +
+  `results, over and over), ${compression.summarised} messages summarised, ${compression.runs} ` +
+  "runs, the summariser answering at once.",
+  "",
+  "| measurement | median ms | p90 ms |",
+  "| --- | --- | --- |",
+  `| \`/compact\`: estimate, plan, prompt, checkpoint stored in state.db | **${
+    ms(compression.compactMedianMs)
+  }** | ${ms(compression.compactP90Ms)} |`,
+  `| plan and summariser prompt only | ${compression.pureMedianMs.toFixed(2)} | |`,
+  `| building one compressed request | ${compression.requestMedianMs.toFixed(3)} | |`,
   "",
 ].join("\n"));
 

@@ -24,6 +24,7 @@ import { registerProfile } from "./commands/profile.ts";
 import { registerSkills } from "./commands/skills.ts";
 import { registerBundles } from "./commands/bundles.ts";
 import { registerApprovals } from "./commands/approvals.ts";
+import { registerAuth } from "./commands/auth.ts";
 
 export { captureOutput, denoOutput } from "./io.ts";
 
@@ -66,6 +67,7 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   registerSkills(program, context);
   registerBundles(program, context);
   registerApprovals(program, context);
+  registerAuth(program, context);
   return program;
 }
 

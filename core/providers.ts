@@ -116,3 +116,22 @@ export function providerInfo(id: string): ProviderInfo {
     keyless: true,
   };
 }
+
+/**
+ * Reads a `/model` argument: `provider:model` when the part before the
+ * first `:` is a known provider id, else a model name of the current
+ * provider (model names may hold `:` themselves, as `qwen3:8b` does).
+ *
+ * @example
+ * ```ts
+ * parseModelSpec("anthropic:claude-sonnet-4-5"); // { provider: "anthropic", model: "claude-sonnet-4-5" }
+ * parseModelSpec("qwen3:8b");                    // { model: "qwen3:8b" }
+ * ```
+ */
+export function parseModelSpec(spec: string): { provider?: string; model: string } {
+  const colon = spec.indexOf(":");
+  if (colon <= 0) return { model: spec };
+  const provider = spec.slice(0, colon);
+  if (!PROVIDERS.some((known) => known.id === provider)) return { model: spec };
+  return { provider, model: spec.slice(colon + 1) };
+}

@@ -1,13 +1,16 @@
 /**
  * Copying one profile home into another for `profile create --clone` and
  * `--clone-all`. Files keep their modes (and `.env` is always 0600) and
- * symbolic links stay links.
+ * symbolic links stay links. The messaging platforms' secrets (bot tokens)
+ * are left out of the copied `.env` unless `keepChannels` is set, so two
+ * profiles never serve the same bot.
  *
  * @module
  */
 
 import { dirname, join } from "node:path";
-import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
+import { DEFAULT_PROFILE, stripChannelSecrets } from "../../core/profiles/mod.ts";
+import { writeFileAtomic } from "../fs/atomic.ts";
 import type { CloneMode } from "../../core/usecases/ports_home.ts";
 import type { ProfilePaths } from "./layout.ts";
 import { pathExists } from "../fs/read.ts";
@@ -65,10 +68,24 @@ export const CLONE_ALL_ROOT_EXCLUDED: ReadonlySet<string> = new Set([
   "node_modules",
 ]);
 
+/** What {@link copyProfileContents} copied. */
+export interface ClonedContents {
+  /** Paths relative to the home (top-level entries for `all`), sorted. */
+  copied: string[];
+  /** Messaging secrets left out of the copied `.env` (none with `keepChannels`). */
+  strippedSecrets: string[];
+}
+
+/** Options of {@link copyProfileContents}. */
+export interface CloneOptions {
+  /** Keep the messaging platforms' secrets in the copied `.env` (`--clone-channels`). */
+  keepChannels?: boolean;
+}
+
 /**
  * Copies what `mode` selects from the `source` profile home into `target`,
- * an existing empty folder. Returns the copied paths relative to the home
- * (top-level entries for `all`), sorted. Missing sources are skipped.
+ * an existing empty folder, leaving the messaging secrets out of `.env`
+ * unless `options.keepChannels`. Missing sources are skipped.
  *
  * @example
  * ```ts
@@ -79,20 +96,31 @@ export async function copyProfileContents(
   source: ProfilePaths,
   target: string,
   mode: CloneMode,
-): Promise<string[]> {
+  options: CloneOptions = {},
+): Promise<ClonedContents> {
+  const copied = mode === "config"
+    ? await copyConfigEntries(source, target)
+    : await copyAllEntries(source, target);
+  await keepSecretsPrivate(target);
+  const strippedSecrets = options.keepChannels ? [] : await stripChannels(target);
+  return { copied, strippedSecrets };
+}
+
+async function copyConfigEntries(source: ProfilePaths, target: string): Promise<string[]> {
   const copied: string[] = [];
-  if (mode === "config") {
-    for (const entry of CLONE_CONFIG_ENTRIES) {
-      const from = join(source.home, entry);
-      if (!(await pathExists(from))) continue;
-      const to = join(target, entry);
-      await Deno.mkdir(dirname(to), { recursive: true, mode: 0o700 });
-      await copyTree(from, to);
-      copied.push(entry);
-    }
-    await keepSecretsPrivate(target);
-    return copied;
+  for (const entry of CLONE_CONFIG_ENTRIES) {
+    const from = join(source.home, entry);
+    if (!(await pathExists(from))) continue;
+    const to = join(target, entry);
+    await Deno.mkdir(dirname(to), { recursive: true, mode: 0o700 });
+    await copyTree(from, to);
+    copied.push(entry);
   }
+  return copied;
+}
+
+async function copyAllEntries(source: ProfilePaths, target: string): Promise<string[]> {
+  const copied: string[] = [];
   if (!(await pathExists(source.home))) return copied; // a default home not used yet
   const fromRoot = source.name === DEFAULT_PROFILE;
   for await (const entry of Deno.readDir(source.home)) {
@@ -102,8 +130,17 @@ export async function copyProfileContents(
       copied.push(entry.name);
     }
   }
-  await keepSecretsPrivate(target);
   return copied.sort();
+}
+
+/** Removes the messaging secrets from the copied `.env`; returns their names. */
+async function stripChannels(target: string): Promise<string[]> {
+  const env = join(target, ".env");
+  const info = await Deno.lstat(env).catch(() => undefined);
+  if (!info?.isFile) return [];
+  const { text, removed } = stripChannelSecrets(await Deno.readTextFile(env));
+  if (removed.length > 0) await writeFileAtomic(env, text, { mode: 0o600 });
+  return removed;
 }
 
 /** `.env` holds secrets: a copy is 0600 whatever the source's mode was. */

@@ -1,7 +1,9 @@
 /**
  * Creating, finding and deleting profile homes. A home is made on first use
  * with directories 0700 and `.env` 0600, and bundled skills are seeded into
- * it; nothing existing is ever replaced. A new named profile is built in a
+ * it (also into a home that exists but was never seeded, and again when a
+ * new release ships changed bundled skills); nothing existing is ever
+ * replaced. A new named profile is built in a
  * hidden staging folder and renamed into place, so a failure leaves nothing
  * half-made.
  *
@@ -17,7 +19,7 @@ import {
   parseProfileSelector,
   PROFILE_NAME_PATTERN,
 } from "../../core/profiles/mod.ts";
-import { OPT_OUT_MARKER, seedBundledSkills } from "../skills/mod.ts";
+import { OPT_OUT_MARKER, seedBundledSkills, syncBundledSkills } from "../skills/mod.ts";
 import { clearActiveProfile, readActiveProfileSync } from "./active_profile.ts";
 import { type CloneMode, copyProfileContents } from "./clone.ts";
 import { PROFILE_DIRS, type ProfilePaths, profilePaths } from "./layout.ts";
@@ -44,11 +46,15 @@ async function makeDir(path: string): Promise<void> {
 /**
  * Creates whatever is missing of a profile home: the folder (0700), its
  * sub-folders and an empty `.env` (0600). Existing files are left alone.
- * When the home folder itself is new (the default home on first use),
- * bundled skills are seeded unless the home has the opt-out marker.
+ * Unless the home has the opt-out marker, the bundled skills are seeded
+ * when the home has not seen this release's set yet: a new home, one that
+ * exists but was never seeded, or one seeded by an older release (whose
+ * unmodified bundled skills update; changed and deleted ones are kept as
+ * they are). Otherwise this costs a few small reads.
  */
 export async function ensureProfileHome(paths: ProfilePaths): Promise<void> {
-  if (await makeHome(paths)) await seedUnlessOptedOut(paths.home);
+  await makeHome(paths);
+  await syncBundledSkills(paths.home);
 }
 
 /** Makes what is missing of a home; true when the home folder did not exist before. */
@@ -108,12 +114,21 @@ export async function requireProfile(root: string, name: string): Promise<Profil
 
 /** How {@link createProfile} fills a new profile. */
 export interface CreateProfileOptions {
-  /** Copy from this profile: `config` (`--clone`) or everything but history (`--clone-all`). */
-  clone?: { from: ProfilePaths; mode: CloneMode };
+  /**
+   * Copy from this profile: `config` (`--clone`) or everything but history
+   * (`--clone-all`); the messaging secrets stay behind unless `keepChannels`.
+   */
+  clone?: { from: ProfilePaths; mode: CloneMode; keepChannels?: boolean };
   /** A user-authored description for `profile.yaml`. */
   description?: string;
   /** Seed the bundled skills (the default); false writes the `.no-bundled-skills` marker instead. */
   bundledSkills?: boolean;
+}
+
+/** A profile just created by {@link createProfile}. */
+export interface CreatedProfilePaths extends ProfilePaths {
+  /** Messaging secrets a clone left out of the copied `.env` (empty for a fresh profile). */
+  strippedSecrets: string[];
 }
 
 /**
@@ -137,7 +152,7 @@ export async function createProfile(
   root: string,
   input: string,
   options: CreateProfileOptions = {},
-): Promise<ProfilePaths> {
+): Promise<CreatedProfilePaths> {
   const paths = profilePaths(root, parseProfileName(input));
   // Creating a profile is a first use of the root home too.
   await ensureProfileHome(profilePaths(root, DEFAULT_PROFILE));
@@ -146,10 +161,14 @@ export async function createProfile(
   if (await pathExists(paths.home)) throw new ProfileExistsError(paths.name, paths.home);
 
   const staging = join(profilesDir, `.${paths.name}.creating-${randomSuffix()}`);
+  let strippedSecrets: string[] = [];
   await Deno.mkdir(staging, { mode: 0o700 });
   try {
     const staged = { ...profilePaths(staging, DEFAULT_PROFILE), name: paths.name };
-    if (options.clone) await copyProfileContents(options.clone.from, staging, options.clone.mode);
+    if (options.clone) {
+      const { from, mode, keepChannels } = options.clone;
+      ({ strippedSecrets } = await copyProfileContents(from, staging, mode, { keepChannels }));
+    }
     await makeHome(staged);
     if (options.description !== undefined) {
       await updateProfileMeta(staged.profileYaml, {
@@ -172,7 +191,7 @@ export async function createProfile(
     await Deno.remove(staging, { recursive: true }).catch(() => {});
     throw error;
   }
-  return paths;
+  return { ...paths, strippedSecrets };
 }
 
 /** What {@link deleteProfile} did. */

@@ -98,14 +98,18 @@ export function openProfileHome(
     open,
     async create(name, profile) {
       const clone = profile.clone
-        ? { from: await requireProfile(root, profile.clone.from), mode: profile.clone.mode }
+        ? {
+          from: await requireProfile(root, profile.clone.from),
+          mode: profile.clone.mode,
+          keepChannels: profile.clone.keepChannels,
+        }
         : undefined;
-      const paths = await createProfile(root, name, {
+      const { strippedSecrets, ...paths } = await createProfile(root, name, {
         clone,
         description: profile.description,
         bundledSkills: profile.bundledSkills,
       });
-      return homeProfile(paths, env);
+      return { ...homeProfile(paths, env), strippedSecrets };
     },
     async remove(name) {
       const { clearedSticky } = await deleteProfile(root, name);

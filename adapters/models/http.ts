@@ -8,6 +8,9 @@
  */
 
 import { ModelError, type ModelErrorCode } from "../../core/errors.ts";
+import { retryAfterMs } from "../../core/models/failure.ts";
+
+export { retryAfterMs };
 
 /** Options of {@link fetchJson}: a `RequestInit` plus a timeout and labels for messages. */
 export interface FetchJsonInit extends RequestInit {
@@ -124,18 +127,6 @@ export function statusCode(status: number): ModelErrorCode {
   if (status === 429) return "model_rate_limited";
   if (status >= 500 || status === 408) return "model_unavailable";
   return "model_bad_request";
-}
-
-/** How long a `retry-after-ms` or `retry-after` header asks to wait, in milliseconds. */
-export function retryAfterMs(headers: Headers | undefined): number | undefined {
-  const ms = Number(headers?.get("retry-after-ms") ?? NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers?.get("retry-after");
-  if (!value) return undefined;
-  const secs = Number(value);
-  if (Number.isFinite(secs) && secs >= 0) return secs * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** A phrase like ` (retry after 20 s)` for a rate-limit message, or `""`. */

@@ -1,38 +1,16 @@
 /**
  * Model clients: one {@link ModelClient} per wire format (OpenAI-compatible
- * chat completions, Anthropic Messages), chosen by provider, plus the JSON
- * HTTP helper for other provider calls.
+ * chat completions, Anthropic Messages), chosen by provider; the chain
+ * client over fallback providers and key pools, with the pools' state
+ * file; and the JSON HTTP helper for other provider calls.
  *
  * @module
  */
 
-import { providerInfo } from "../../core/providers.ts";
-import type { ModelSettings } from "../../core/models/settings.ts";
-import type { ModelClient } from "../../core/models/types.ts";
-import type { ModelClientOptions } from "./_call.ts";
-import { createAnthropicClient } from "./anthropic.ts";
-import { createOpenAIClient } from "./openai.ts";
-
 export type { ModelClientOptions } from "./_call.ts";
 export { createAnthropicClient, DEFAULT_ANTHROPIC_MAX_TOKENS } from "./anthropic.ts";
+export { createChainClient } from "./chain.ts";
+export { createModelClient } from "./client.ts";
+export { KeyPoolRegistry, keyPoolRegistry, openKeyStateStore } from "./key_pools.ts";
 export { createOpenAIClient } from "./openai.ts";
 export { fetchJson, type FetchJsonInit, htmlPageError, rejectingHtml } from "./http.ts";
-
-/**
- * Creates the client for `settings`, speaking the provider's wire format.
- * Usable directly as a `ModelClientFactory`.
- *
- * @example
- * ```ts
- * const client = createModelClient(resolveModelSettings(config, env));
- * const answer = await client.complete({ system, messages, tools }, { onText: print });
- * ```
- */
-export function createModelClient(
-  settings: ModelSettings,
-  options: ModelClientOptions = {},
-): ModelClient {
-  return providerInfo(settings.provider).wire === "anthropic"
-    ? createAnthropicClient(settings, options)
-    : createOpenAIClient(settings, options);
-}

@@ -16,11 +16,15 @@
 
 import { join } from "node:path";
 import { profileApprovalPolicy } from "../../core/agent/approvals.ts";
+import { Checkpoints } from "../../core/agent/checkpoints.ts";
+import { contextWindowResolver } from "../../core/agent/compression.ts";
 import { buildSystemPrompt } from "../../core/agent/prompt.ts";
 import { AgentSession, type AgentSessionOptions } from "../../core/agent/session.ts";
 import { loadSessionConfig } from "../../core/agent/session_config.ts";
 import type { StartOptions, TurnRuntime } from "../../core/agent/turn_runtime.ts";
 import type { HeraldConfig, ProcessEnv } from "../../core/config/mod.ts";
+import { callAuxiliary } from "../../core/models/auxiliary.ts";
+import { resolveRouteChain, switchedRoute } from "../../core/models/fallback.ts";
 import { type ModelSettings, resolveModelSettings } from "../../core/models/settings.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
 import type { SessionStore } from "../../core/sessions/store.ts";
@@ -28,8 +32,9 @@ import { createSessionSearchTool } from "../../core/sessions/search_tool.ts";
 import type { SkillCatalog } from "../../core/skills/mod.ts";
 import type { ApprovalPolicy, ApprovalSurface } from "../../core/tools/approval_policy.ts";
 import { ToolRegistry } from "../../core/tools/registry.ts";
+import { openCheckpointStore } from "../checkpoints/mod.ts";
 import { ensureProfileHome, type ProfilePaths } from "../home/mod.ts";
-import { createModelClient } from "../models/mod.ts";
+import { createChainClient, createModelClient, keyPoolRegistry } from "../models/mod.ts";
 import { loadPlugins } from "../plugins/load.ts";
 import { createSkillCatalog, createSkillTools } from "../skills/mod.ts";
 import { openStateStore } from "../sqlite/mod.ts";
@@ -57,6 +62,11 @@ export interface AgentRuntimeOptions {
   approvals: ApprovalSurface;
   /** Yolo mode for this run (`--yolo`): dangerous commands run unasked; hardline and deny still refused. */
   yolo?: boolean;
+  /**
+   * Nobody watches the turns (`chat -q`, messaging gateways, cron, kanban
+   * workers): a tool loop stops the turn instead of only warning the model.
+   */
+  unattended?: boolean;
   onWarning: WarningSink;
 }
 
@@ -73,7 +83,8 @@ export interface AgentRuntime extends TurnRuntime {
   readonly sessionOptions: AgentSessionOptions;
   start(options?: StartOptions): Promise<AgentSession>;
   resume(sessionId: string): Promise<AgentSession>;
-  close(): void;
+  /** Closes the state database and waits for the key pools' state writes. */
+  close(): Promise<void>;
 }
 
 async function readOptional(path: string): Promise<string | undefined> {
@@ -110,6 +121,12 @@ export async function openAgentRuntime(
   for (const warning of warnings) options.onWarning(paths.config, warning.message);
   const overrides = { model: options.model, provider: options.provider, baseUrl: options.baseUrl };
   const settings = resolveModelSettings(config, credentials, overrides);
+  // The main model, then `fallback_providers`, each with its provider's key pool.
+  const chain = resolveRouteChain(config, credentials, settings);
+  for (const warning of chain.warnings) options.onWarning(paths.config, warning);
+  const pools = keyPoolRegistry(paths.home);
+  await pools.load();
+  const fallbacks = chain.routes.slice(1);
   const hooks = options.safeMode ? [] : await loadPlugins(paths.home, config.plugins);
   const catalog = createSkillCatalog(paths.home, {
     onWarning: (warning) => options.onWarning(warning.file, warning.message),
@@ -151,8 +168,12 @@ export async function openAgentRuntime(
     profile: paths.name === DEFAULT_PROFILE ? undefined : paths.name,
   });
   const sessionOptions: AgentSessionOptions = {
-    client: createModelClient(settings),
-    clientFor: (model) => createModelClient({ ...settings, model }),
+    client: createChainClient(chain.routes, pools),
+    clientFor: (model, provider) =>
+      createChainClient(
+        [switchedRoute(config, credentials, settings, model, provider), ...fallbacks],
+        pools,
+      ),
     store,
     tools,
     files: profile.sessions.files,
@@ -166,6 +187,32 @@ export async function openAgentRuntime(
     verifyFileMutations: config.agent.verify_file_mutations,
     dumpRequests: config.agent.dump_requests,
     maxTokens: config.model.max_tokens,
+    compression: {
+      enabled: config.compression.enabled,
+      threshold: config.compression.threshold,
+      protectFirst: config.compression.protect_first,
+      protectLast: config.compression.protect_last,
+      contextWindow: contextWindowResolver(config.model.context_length),
+      // The `compression` slot, else the session's own model and provider (overrides and
+      // `/model provider:model` switches included).
+      summarize: (prompt, model, provider) =>
+        callAuxiliary(
+          createModelClient,
+          config,
+          credentials,
+          "compression",
+          prompt,
+          switchedRoute(config, credentials, settings, model, provider).settings,
+        ),
+    },
+    compactions: store,
+    loopGuard: config.agent.loop_guard,
+    unattended: options.unattended ?? false,
+    checkpoints: config.checkpoints.enabled
+      ? new Checkpoints(openCheckpointStore(join(paths.home, "checkpoints"), options.cwd), {
+        maxSnapshots: config.checkpoints.max_snapshots,
+      })
+      : undefined,
   };
   return {
     profile: paths.name,
@@ -179,11 +226,17 @@ export async function openAgentRuntime(
     sessionOptions,
     start(start = {}) {
       const session = AgentSession.start(sessionOptions);
-      if (start.model !== undefined && start.model !== session.model) session.setModel(start.model);
+      const provider = start.provider === session.provider ? undefined : start.provider;
+      if (provider !== undefined || (start.model !== undefined && start.model !== session.model)) {
+        session.setModel(start.model ?? session.model, provider);
+      }
       return Promise.resolve(session);
     },
     resume: (sessionId) =>
       Promise.resolve().then(() => AgentSession.resume(sessionOptions, sessionId)),
-    close: () => store.close(),
+    async close() {
+      store.close();
+      await pools.flush();
+    },
   };
 }

@@ -12,10 +12,13 @@ import type { SkillLibrary } from "../../core/usecases/ports_skills.ts";
 import { deleteBundle, saveBundle } from "./bundle_files.ts";
 import { bundlesDir, createSkillCatalog, readSkillDocument, skillsDir } from "./catalog.ts";
 import {
+  bundledSkillNames,
+  bundledSkillStatus,
   isOptedOut,
   OPT_OUT_MARKER,
   removeOptOutMarker,
   removeUnmodifiedBundledSkills,
+  restoreBundledSkill,
   seedBundledSkills,
   trackedSkills,
   writeOptOutMarker,
@@ -48,6 +51,9 @@ export function openSkillLibrary(profile: { name: string; home: string }): Skill
     writeOptOut: () => writeOptOutMarker(home),
     removeOptOut: () => removeOptOutMarker(home),
     seedBundled: () => seedBundledSkills(home),
+    bundledSkillNames: () => bundledSkillNames(),
+    bundledSkillStatus: (name) => bundledSkillStatus(home, name),
+    restoreBundledSkill: (name) => restoreBundledSkill(home, name),
     saveBundle: (input, options) => saveBundle(home, input, options),
     deleteBundle: (name, shownDir) => deleteBundle(home, name, shownDir),
   };

@@ -9,6 +9,13 @@
  * user and is never re-added. While `<home>/.no-bundled-skills` exists,
  * nothing is seeded.
  *
+ * `skills/.bundled_set` records the hash of the whole bundled set last seeded
+ * without a failure. {@link syncBundledSkills} (run each time a profile is
+ * used) seeds when it differs: a profile never seeded, or one seeded by an
+ * older release, whose unmodified bundled skills then update.
+ * {@link restoreBundledSkill} brings one bundled skill back on request
+ * (`herald skills reset`).
+ *
  * Seeding and removal run under the lock of the manifest
  * (`skills/.bundled_manifest.lock`, see withFileLock), re-reading it inside,
  * so two processes seeding the same profile never lose each other's records.
@@ -18,7 +25,7 @@
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SeedReport, TrackedSkill } from "../../core/skills/mod.ts";
+import type { BundledSkillStatus, SeedReport, TrackedSkill } from "../../core/skills/mod.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/file_lock.ts";
 import { entryIsDirectory, isDirectory, isFile, listFiles, readDirSorted } from "./_fs.ts";
@@ -30,6 +37,9 @@ export const OPT_OUT_MARKER = ".no-bundled-skills";
 /** The manifest file inside `skills/`. */
 export const MANIFEST_FILE = ".bundled_manifest";
 
+/** The file inside `skills/` holding the hash of the bundled set last seeded in full. */
+export const SEEDED_SET_FILE = ".bundled_set";
+
 /**
  * Where the bundled skills ship: `adapters/skills/bundled/<category>/<name>/SKILL.md`
  * beside this module (a compiled binary needs `--include adapters/skills/bundled`).
@@ -38,7 +48,7 @@ export function bundledSkillsDir(): string {
   return fileURLToPath(new URL("./bundled/", import.meta.url));
 }
 
-export type { SeedReport, TrackedSkill } from "../../core/skills/mod.ts";
+export type { BundledSkillStatus, SeedReport, TrackedSkill } from "../../core/skills/mod.ts";
 
 const MANIFEST_HEADER =
   "# Bundled skills seeded by Herald: <name>:<sha256 of the copy as seeded>\n";
@@ -160,15 +170,21 @@ export async function writeOptOutMarker(home: string): Promise<boolean> {
   return true;
 }
 
-/** Removes the opt-out marker; true when it was there. */
+/**
+ * Removes the opt-out marker; true when it was there. It also forgets which
+ * bundled set was seeded, so the next use of the profile seeds again.
+ */
 export async function removeOptOutMarker(home: string): Promise<boolean> {
   try {
     await Deno.remove(join(home, OPT_OUT_MARKER));
-    return true;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
   }
+  await Deno.remove(join(skillsDir(home), SEEDED_SET_FILE)).catch((error) => {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  });
+  return true;
 }
 
 function suffix(): string {
@@ -288,10 +304,12 @@ async function seedUnderLock(home: string, bundled: BundledSkill[]): Promise<See
   const root = skillsDir(home);
   const manifest = await readManifest(home);
   const before = new Map(manifest);
+  const setHashes: [string, string][] = [];
   let local: Map<string, string> | undefined;
   for (const skill of bundled) {
     const target = join(root, ...skill.relDir.split("/"));
     const bundledHash = await hashSkillDir(skill.dir);
+    setHashes.push([skill.name, bundledHash]);
     const recorded = manifest.get(skill.name);
     if (recorded !== undefined) {
       if (!(await isFile(join(target, "SKILL.md")))) {
@@ -335,7 +353,77 @@ async function seedUnderLock(home: string, bundled: BundledSkill[]): Promise<See
   const changed = manifest.size !== before.size ||
     [...manifest].some(([name, hash]) => before.get(name) !== hash);
   if (changed) await writeManifestHeld(home, manifest);
+  // A failed copy is tried again the next time the profile is used.
+  if (report.failed.length === 0) await writeSeededSet(home, await setHashOf(setHashes));
   return report;
+}
+
+/** The hash of a bundled set from its skills' names and folder hashes. */
+async function setHashOf(skills: readonly [string, string][]): Promise<string> {
+  const lines = [...skills].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    .map(([name, hash]) => `${name}:${hash}\n`).join("");
+  return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(lines)));
+}
+
+const shippedSetHash: { value?: Promise<string> } = {};
+
+/**
+ * The hash of the bundled set at `source`: of its skills' names and folder
+ * hashes. The set Herald ships cannot change while it runs, so its hash is
+ * computed once per process.
+ */
+export function bundledSetHash(source: string = bundledSkillsDir()): Promise<string> {
+  const compute = async () => {
+    const skills = await listBundledSkills(source);
+    return setHashOf(
+      await Promise.all(
+        skills.map(async (skill): Promise<[string, string]> => [
+          skill.name,
+          await hashSkillDir(skill.dir),
+        ]),
+      ),
+    );
+  };
+  if (source !== bundledSkillsDir()) return compute();
+  shippedSetHash.value ??= compute();
+  return shippedSetHash.value;
+}
+
+/** The hash recorded in `skills/.bundled_set`, or undefined when there is none. */
+export async function readSeededSet(home: string): Promise<string | undefined> {
+  try {
+    return (await Deno.readTextFile(join(skillsDir(home), SEEDED_SET_FILE))).trim() || undefined;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+async function writeSeededSet(home: string, hash: string): Promise<void> {
+  if ((await readSeededSet(home)) === hash) return;
+  await writeFileAtomic(join(skillsDir(home), SEEDED_SET_FILE), `${hash}\n`, { mode: 0o600 });
+}
+
+/**
+ * Seeds the bundled set at `source` into the profile at `home` when the
+ * profile has not seen that set yet: a home that was never seeded, or one
+ * seeded by another release (its unmodified bundled skills update, changed
+ * and deleted ones stay as they are). Returns what seeding did, or
+ * undefined when nothing needed doing (up to date, or opted out).
+ *
+ * @example
+ * ```ts
+ * const report = await syncBundledSkills(paths.home); // undefined when up to date
+ * ```
+ */
+export async function syncBundledSkills(
+  home: string,
+  source: string = bundledSkillsDir(),
+): Promise<SeedReport | undefined> {
+  if (await isOptedOut(home)) return undefined;
+  const wanted = await bundledSetHash(source);
+  if ((await readSeededSet(home)) === wanted) return undefined;
+  return await seedSkillsFrom(home, source);
 }
 
 /**
@@ -406,5 +494,77 @@ export async function removeUnmodifiedBundledSkills(
     }
     if (removed.length > 0) await writeManifestHeld(home, manifest);
     return removed;
+  });
+}
+
+/** The bundled skill of the set at `source` named `name` (ignoring case; `_` finds `-`), if any. */
+async function findBundled(name: string, source: string): Promise<BundledSkill | undefined> {
+  const key = (text: string) => text.trim().toLowerCase().replaceAll("_", "-");
+  return (await listBundledSkills(source)).find((skill) => key(skill.name) === key(name));
+}
+
+/** The names of the bundled skills of the set at `source`, sorted. */
+export async function bundledSkillNames(source: string = bundledSkillsDir()): Promise<string[]> {
+  return (await listBundledSkills(source)).map((skill) => skill.name).sort();
+}
+
+/**
+ * How the profile's copy of the bundled skill `name` stands (see
+ * {@link BundledSkillStatus}); undefined when no bundled skill has that name.
+ */
+export async function bundledSkillStatus(
+  home: string,
+  name: string,
+  source: string = bundledSkillsDir(),
+): Promise<BundledSkillStatus | undefined> {
+  const skill = await findBundled(name, source);
+  if (!skill) return undefined;
+  const root = skillsDir(home);
+  const target = join(root, ...skill.relDir.split("/"));
+  const recorded = (await readManifest(home)).get(skill.name);
+  if (!(await isFile(join(target, "SKILL.md")))) {
+    const elsewhere = (await localSkillNames(root)).get(skill.name.toLowerCase());
+    if (elsewhere !== undefined && recorded === undefined) {
+      return { name: skill.name, dir: elsewhere, state: "user_owned" };
+    }
+    return { name: skill.name, dir: target, state: recorded === undefined ? "missing" : "deleted" };
+  }
+  const local = await hashSkillDir(target);
+  const state = local === (await hashSkillDir(skill.dir))
+    ? "current"
+    : recorded === undefined
+    ? "user_owned"
+    : local === recorded
+    ? "outdated"
+    : "modified";
+  return { name: skill.name, dir: target, state };
+}
+
+/**
+ * Puts the bundled version of `name` into the profile, replacing whatever
+ * copy is there (a changed one, or a same-named skill of the user's in
+ * another folder), and records it as seeded. Returns where it went, or
+ * undefined when no bundled skill has that name.
+ */
+export async function restoreBundledSkill(
+  home: string,
+  name: string,
+  source: string = bundledSkillsDir(),
+): Promise<{ name: string; dir: string } | undefined> {
+  const skill = await findBundled(name, source);
+  if (!skill) return undefined;
+  const root = skillsDir(home);
+  const target = join(root, ...skill.relDir.split("/"));
+  return await withManifestLock(home, async () => {
+    // A same-named skill in another folder is replaced only when ours is not there.
+    const elsewhere = (await isFile(join(target, "SKILL.md")))
+      ? undefined
+      : (await localSkillNames(root)).get(skill.name.toLowerCase());
+    await installCopy(skill.dir, target);
+    if (elsewhere !== undefined) await Deno.remove(elsewhere, { recursive: true });
+    const manifest = await readManifest(home);
+    manifest.set(skill.name, await hashSkillDir(skill.dir));
+    await writeManifestHeld(home, manifest);
+    return { name: skill.name, dir: target };
   });
 }

@@ -85,6 +85,52 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
     name: "session_system_prompt",
     sql: `ALTER TABLE sessions ADD COLUMN system_prompt TEXT;`,
   },
+  {
+    version: 3,
+    name: "session_titles_and_sources",
+    // Titles become unique per profile, ignoring ASCII case. Sessions stored
+    // before share titles made from their first message: every one but the
+    // oldest of each group gets its id appended, which no other title has.
+    // Searches leave internal sources out, so sources get an index.
+    sql: `
+      UPDATE sessions SET title = title || ' (' || id || ')'
+      WHERE id IN (
+        SELECT id FROM (
+          SELECT id, row_number() OVER (
+            PARTITION BY title COLLATE NOCASE ORDER BY started_at, id
+          ) AS n
+          FROM sessions WHERE title IS NOT NULL
+        ) WHERE n > 1
+      );
+      CREATE UNIQUE INDEX sessions_title ON sessions (title COLLATE NOCASE)
+        WHERE title IS NOT NULL;
+      CREATE INDEX sessions_source ON sessions (source);
+    `,
+  },
+  {
+    version: 4,
+    name: "session_compactions",
+    // Context-compression checkpoints: what is sent in place of the stored
+    // messages after head_through_id and before tail_from_id. The messages
+    // stay. Deleting a message of a checkpoint's head or middle (a rollback)
+    // deletes the checkpoint; deleting only its tail leaves it in force.
+    sql: `
+      CREATE TABLE compactions (
+        id               INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id       TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        head_through_id  INTEGER NOT NULL,
+        tail_from_id     INTEGER NOT NULL,
+        summary          TEXT NOT NULL,
+        summarised_count INTEGER NOT NULL,
+        created_at       INTEGER NOT NULL
+      );
+      CREATE INDEX compactions_session_id ON compactions (session_id, id);
+      CREATE TRIGGER compactions_message_delete AFTER DELETE ON messages BEGIN
+        DELETE FROM compactions
+          WHERE session_id = old.session_id AND tail_from_id > old.id;
+      END;
+    `,
+  },
 ];
 
 /** The schema version this build of Herald writes and understands. */

@@ -12,6 +12,6 @@
  * @module
  */
 
-export { openStateStore } from "./state_store.ts";
+export { openStateStore, type StateStore } from "./state_store.ts";
 export { newSessionId } from "./ids.ts";
 export { type Migration, STATE_MIGRATIONS, STATE_SCHEMA_VERSION } from "./migrations.ts";

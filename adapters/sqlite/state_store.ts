@@ -21,7 +21,14 @@ import type {
   StoredMessage,
   UsageDelta,
 } from "../../core/sessions/store.ts";
+import { numberedTitle, SessionTitleTakenError } from "../../core/sessions/titles.ts";
+import type {
+  CompactionRecord,
+  CompactionStore,
+  NewCompaction,
+} from "../../core/agent/compression.ts";
 import { bulkLoad } from "./_bulk.ts";
+import { COMPACTION_COLUMNS, type CompactionRow, toCompaction } from "./_compactions.ts";
 import { immediate, openDatabase, toStoreError } from "./_db.ts";
 import {
   checkNewSession,
@@ -37,6 +44,9 @@ import {
 } from "./_rows.ts";
 import { newSessionId } from "./ids.ts";
 import { appliedSchemaVersion, migrate } from "./migrations.ts";
+
+/** The state database: sessions and messages, and the context-compression checkpoints. */
+export type StateStore = SessionStore & CompactionStore;
 
 /**
  * Opens (creating if needed) the state database at `path` and brings its
@@ -55,7 +65,7 @@ import { appliedSchemaVersion, migrate } from "./migrations.ts";
  * }
  * ```
  */
-export function openStateStore(path: string): SessionStore {
+export function openStateStore(path: string): StateStore {
   const db = openDatabase(path);
   try {
     migrate(db, path);
@@ -91,7 +101,7 @@ const INSERT_MESSAGE = `
  * {@link SessionStore} over one node:sqlite connection. Prepared statements
  * are cached per SQL text; every write runs in `BEGIN IMMEDIATE`.
  */
-class SqliteSessionStore implements SessionStore {
+class SqliteSessionStore implements StateStore {
   readonly #file: string;
   #db: DatabaseSync | undefined;
   readonly #statements = new Map<string, StatementSync>();
@@ -109,6 +119,7 @@ class SqliteSessionStore implements SessionStore {
       if (input.id !== undefined && this.getSession(id)) {
         throw new StoreError(this.#file, `session "${id}" already exists`);
       }
+      const title = input.title ? this.#freeTitle(input.title) : null;
       const row = this.#sql(
         `INSERT INTO sessions (id, source, model, title, started_at, system_prompt)
          VALUES (?, ?, ?, ?, ?, ?)
@@ -117,7 +128,7 @@ class SqliteSessionStore implements SessionStore {
         id,
         input.source,
         input.model ?? null,
-        input.title ?? null,
+        title,
         startedAt,
         input.systemPrompt ?? null,
       ) as unknown as SessionRow;
@@ -151,10 +162,16 @@ class SqliteSessionStore implements SessionStore {
     return this.#read(() => {
       const rows = this.#sql(
         `SELECT ${SESSION_COLUMNS} FROM sessions
-         WHERE ?1 IS NULL OR source = ?1
+         WHERE (?1 IS NULL OR source = ?1)
+           AND source NOT IN (SELECT value FROM json_each(?4))
          ORDER BY started_at DESC, id DESC
          LIMIT ?2 OFFSET ?3`,
-      ).all(options.source ?? null, limit, offset) as unknown as SessionRow[];
+      ).all(
+        options.source ?? null,
+        limit,
+        offset,
+        JSON.stringify(options.excludeSources ?? []),
+      ) as unknown as SessionRow[];
       return rows.map(toSessionRecord);
     });
   }
@@ -164,6 +181,12 @@ class SqliteSessionStore implements SessionStore {
     patch: { title?: string | null; model?: string | null },
   ): SessionRecord {
     return this.#write(() => {
+      if (patch.title) {
+        const holder = this.#titleHolder(patch.title);
+        if (holder !== undefined && holder !== id && this.getSession(id)) {
+          throw new SessionTitleTakenError(patch.title, holder);
+        }
+      }
       const row = this.#sql(
         `UPDATE sessions
          SET title = CASE WHEN ?1 THEN ?2 ELSE title END,
@@ -179,6 +202,15 @@ class SqliteSessionStore implements SessionStore {
       ) as SessionRow | undefined;
       if (!row) throw new NotFoundError("Session", id);
       return toSessionRecord(row);
+    });
+  }
+
+  findSessionByTitle(title: string): SessionRecord | undefined {
+    return this.#read(() => {
+      const row = this.#sql(
+        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE title = ? COLLATE NOCASE`,
+      ).get(title) as SessionRow | undefined;
+      return row && toSessionRecord(row);
     });
   }
 
@@ -261,6 +293,26 @@ class SqliteSessionStore implements SessionStore {
     });
   }
 
+  deleteMessagesFrom(sessionId: string, messageId: number): number {
+    checkCount("messageId", messageId);
+    return this.#write(() => {
+      const counted = this.#sql(
+        `SELECT count(*) AS messages,
+                coalesce(sum(CASE WHEN role = 'assistant' AND json_valid(tool_calls)
+                  THEN json_array_length(tool_calls) ELSE 0 END), 0) AS calls
+         FROM messages WHERE session_id = ? AND id >= ?`,
+      ).get(sessionId, messageId) as { messages: number; calls: number };
+      if (counted.messages === 0) return 0;
+      this.#sql("DELETE FROM messages WHERE session_id = ? AND id >= ?").run(sessionId, messageId);
+      this.#sql(
+        `UPDATE sessions SET message_count = max(0, message_count - ?),
+                             tool_call_count = max(0, tool_call_count - ?)
+         WHERE id = ?`,
+      ).run(counted.messages, counted.calls, sessionId);
+      return counted.messages;
+    });
+  }
+
   searchHits(ftsQuery: string, options: SearchHitOptions): SearchHit[] {
     checkCount("candidates", options.candidates);
     const order = { relevance: "score", newest: "id DESC", oldest: "id" }[options.order];
@@ -275,12 +327,16 @@ class SqliteSessionStore implements SessionStore {
          FROM top JOIN messages m ON m.id = top.id
          WHERE (?3 IS NULL OR m.session_id <> ?3)
            AND m.role IN (SELECT value FROM json_each(?4))
+           AND (?5 = '[]' OR m.session_id NOT IN (
+             SELECT id FROM sessions WHERE source IN (SELECT value FROM json_each(?5))
+           ))
          ORDER BY ${order === "score" ? "top.score, m.id" : `m.${order}`}`,
       ).all(
         ftsQuery,
         options.candidates,
         options.excludeSessionId ?? null,
         JSON.stringify(options.roles),
+        JSON.stringify(options.excludeSources ?? []),
       ) as unknown as SearchHit[]
     );
   }
@@ -329,6 +385,39 @@ class SqliteSessionStore implements SessionStore {
     }));
   }
 
+  addCompaction(sessionId: string, checkpoint: NewCompaction): CompactionRecord {
+    checkCount("headThroughId", checkpoint.headThroughId);
+    checkCount("tailFromId", checkpoint.tailFromId);
+    checkCount("summarisedCount", checkpoint.summarisedCount);
+    checkTime("Compaction createdAt", checkpoint.createdAt);
+    return this.#write(() => {
+      if (!this.getSession(sessionId)) throw new NotFoundError("Session", sessionId);
+      const row = this.#sql(
+        `INSERT INTO compactions
+           (session_id, head_through_id, tail_from_id, summary, summarised_count, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)
+         RETURNING ${COMPACTION_COLUMNS}`,
+      ).get(
+        sessionId,
+        checkpoint.headThroughId,
+        checkpoint.tailFromId,
+        checkpoint.summary,
+        checkpoint.summarisedCount,
+        checkpoint.createdAt,
+      ) as unknown as CompactionRow;
+      return toCompaction(row);
+    });
+  }
+
+  latestCompaction(sessionId: string): CompactionRecord | undefined {
+    return this.#read(() => {
+      const row = this.#sql(
+        `SELECT ${COMPACTION_COLUMNS} FROM compactions WHERE session_id = ? ORDER BY id DESC LIMIT 1`,
+      ).get(sessionId) as CompactionRow | undefined;
+      return row && toCompaction(row);
+    });
+  }
+
   deleteSession(id: string): boolean {
     return this.#write(() => this.#sql("DELETE FROM sessions WHERE id = ?").run(id).changes > 0);
   }
@@ -374,6 +463,19 @@ class SqliteSessionStore implements SessionStore {
     this.#db = undefined;
     this.#statements.clear();
     db.close();
+  }
+
+  /** The id of the session whose title is `title` (ignoring ASCII case), if any. */
+  #titleHolder(title: string): string | undefined {
+    const row = this.#sql("SELECT id FROM sessions WHERE title = ? COLLATE NOCASE").get(title) as
+      | { id: string }
+      | undefined;
+    return row?.id;
+  }
+
+  /** `title`, or the first of `title #2`, `title #3`, ... no session has. */
+  #freeTitle(title: string): string {
+    return numberedTitle(title, (candidate) => this.#titleHolder(candidate) !== undefined);
   }
 
   #open(): DatabaseSync {

@@ -73,6 +73,14 @@ class TurnDisplay {
             } ms)\n`,
         );
         break;
+      case "compressed":
+      case "notice": {
+        if (this.streamText && this.streamed && !this.streamed.endsWith("\n")) this.io.out("\n");
+        this.streamed = "";
+        const warning = event.type === "notice" && event.level === "warning";
+        this.io.err(`herald: ${warning ? "warning: " : ""}${event.message}\n`);
+        break;
+      }
     }
   };
 
@@ -191,6 +199,8 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
           env: c.env,
           approvals: terminalApprovals(c.io, c.interactive && !oneShot ? lines : undefined),
           yolo: options.yolo ?? false,
+          // Nobody watches a one-shot question: a tool loop ends the turn.
+          unattended: oneShot,
           onWarning: (file, message) => c.io.err(`herald: warning: ${file}: ${message}\n`),
         });
         if (runtime.approvals.yolo) {
@@ -216,6 +226,8 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
                 response: result.response,
                 tool_calls: result.toolCalls,
                 aborted: result.aborted,
+                hit_max_turns: result.hitMaxTurns,
+                stopped: result.stopped?.code ?? null,
               });
             } else {
               c.io.out(`${result.response}\n`);

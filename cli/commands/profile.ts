@@ -30,6 +30,7 @@ interface CreateOptions {
   description?: string;
   clone?: boolean;
   cloneAll?: boolean;
+  cloneChannels?: boolean;
   skills: boolean;
   json?: boolean;
 }
@@ -148,19 +149,31 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
     .option("--description <text>", "a description of what the profile is for")
     .option("--clone", "copy config, .env, SOUL.md, skills and memories from the active profile")
     .option("--clone-all", "copy everything from the active profile except its history")
+    .option(
+      "--clone-channels",
+      "with --clone or --clone-all: keep the messaging bot tokens in the copied .env",
+    )
     .option("--no-skills", "do not seed the bundled skills (writes .no-bundled-skills)")
     .option("--json", "print JSON")
     .action(async (name: string, options: CreateOptions) => {
       const c = ctx();
       if (options.clone && options.cloneAll) throw usage("Choose one of --clone and --clone-all");
       const mode = options.cloneAll ? "all" : options.clone ? "config" : undefined;
+      if (options.cloneChannels && !mode) {
+        throw usage("--clone-channels only applies with --clone or --clone-all");
+      }
       const fill = {
         description: options.description,
         bundledSkills: options.skills,
         active: c.profile,
       };
       const created = mode
-        ? await cloneProfile(home(c), name, { ...fill, from: (await c.paths()).name, mode })
+        ? await cloneProfile(home(c), name, {
+          ...fill,
+          from: (await c.paths()).name,
+          mode,
+          keepChannels: options.cloneChannels ?? false,
+        })
         : await createProfile(home(c), name, fill);
       if (options.json) return printJson(c.io, created);
       const cloned = created.clone === "all"
@@ -169,6 +182,13 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
         ? ` (config, secrets, skills and memories cloned from "${created.cloned_from}")`
         : "";
       c.io.out(`Created profile "${created.name}" at ${created.home}${cloned}\n`);
+      if (created.stripped_secrets.length > 0) {
+        c.io.out(
+          `Messaging secrets not copied (so two profiles never serve one bot): ${
+            created.stripped_secrets.join(", ")
+          }; keep them with --clone-channels\n`,
+        );
+      }
       if (!created.bundled_skills) c.io.out("Bundled skills are not seeded (.no-bundled-skills)\n");
       c.io.out(
         `Use it with: herald -p ${created.name} <command>, ` +

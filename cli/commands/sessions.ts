@@ -1,5 +1,5 @@
 /**
- * `herald sessions list|search|show|export|delete`. The work is done by the
+ * `herald sessions list|search|show|rename|export|delete`. The work is done by the
  * use cases in core/usecases/sessions.ts; the `--json` output is the same
  * views `/api/sessions` answers with (core/sessions/views.ts).
  *
@@ -11,14 +11,17 @@ import {
   deleteSession,
   exportSession,
   listSessions,
+  renameSession,
   searchStoredSessions,
   showSession,
 } from "../../core/usecases/sessions.ts";
+import { INTERNAL_SESSION_SOURCES } from "../../core/sessions/sources.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 
-function when(ms: number | null): string {
-  return ms === null ? "-" : new Date(ms).toISOString().replace("T", " ").slice(0, 16);
+/** A time (epoch milliseconds or ISO 8601) as `YYYY-MM-DD HH:MM` in UTC. */
+function when(time: number | string | null): string {
+  return time === null ? "-" : new Date(time).toISOString().replace("T", " ").slice(0, 16);
 }
 
 function parseCount(value: string): number {
@@ -33,13 +36,15 @@ interface SearchOptions {
   limit: number;
   role?: string;
   sort: string;
+  full?: boolean;
+  includeInternal?: boolean;
   json?: boolean;
 }
 
 /** Adds the `sessions` command family to `program`. */
 export function registerSessions(program: Command, ctx: () => CliContext): void {
   const sessions = program.command("sessions").description(
-    "list, show, export and delete stored sessions",
+    "list, search, show, rename, export and delete stored sessions",
   );
 
   sessions.command("list")
@@ -69,6 +74,11 @@ export function registerSessions(program: Command, ctx: () => CliContext): void 
     .option("--limit <n>", "sessions to return (1-10)", parseCount, 3)
     .option("--role <roles>", "roles that may match, comma-separated (default user,assistant)")
     .option("--sort <order>", "relevance, newest or oldest", "relevance")
+    .option("--full", "show every hit with the messages around it (default: only the top hit)")
+    .option(
+      "--include-internal",
+      `also search sessions Herald ran for itself (${INTERNAL_SESSION_SOURCES.join(", ")})`,
+    )
     .option("--json", "print JSON")
     .action(async (query: string, options: SearchOptions) => {
       const c = ctx();
@@ -77,13 +87,16 @@ export function registerSessions(program: Command, ctx: () => CliContext): void 
         limit: options.limit,
         role: options.role,
         sort: options.sort,
+        detail: options.full ? "full" : "adaptive",
+        includeInternal: options.includeInternal ?? false,
       });
       if (options.json) return printJson(c.io, result);
       if (result.shape !== "discovery" || result.count === 0) {
         return c.io.out(`No stored messages match ${JSON.stringify(query)}.\n`);
       }
       for (const hit of result.results) {
-        c.io.out(`${hit.session_id}  ${when(hit.started_at)}  ${hit.title ?? ""}\n`);
+        const source = hit.source === "cli" ? "" : `  [${hit.source}]`;
+        c.io.out(`${hit.session_id}  ${when(hit.started_at)}  ${hit.title ?? ""}${source}\n`);
         for (const message of hit.messages) {
           const mark = message.id === hit.match_message_id ? ">" : " ";
           c.io.out(
@@ -117,6 +130,16 @@ export function registerSessions(program: Command, ctx: () => CliContext): void 
         const label = message.role === "tool" ? `tool ${message.tool_name ?? ""}` : message.role;
         c.io.out(`[${label}]${calls}\n${message.content ?? ""}\n\n`);
       }
+    });
+
+  sessions.command("rename <id> <title>")
+    .description("give a session a title (unique within the profile)")
+    .option("--json", "print JSON")
+    .action(async (id: string, title: string, options: { json?: boolean }) => {
+      const c = ctx();
+      const renamed = await renameSession(await c.profileContext(), id, title);
+      if (options.json) return printJson(c.io, renamed);
+      c.io.out(`Session ${id} is now titled ${JSON.stringify(renamed.title)}.\n`);
     });
 
   sessions.command("export <id>")

@@ -1,6 +1,6 @@
 /**
- * `herald skills list|show|opt-out|opt-in`: the skills of a profile and the
- * bundled skills Herald seeds into it. The work is done by the use cases in
+ * `herald skills list|show|opt-out|opt-in|reset`: the skills of a profile
+ * and the bundled skills Herald seeds into it. The work is done by the use cases in
  * core/usecases/skills.ts.
  *
  * @module
@@ -14,6 +14,7 @@ import {
   optInToBundledSkills,
   optOutOfBundledSkills,
   type OptOutPlan,
+  resetBundledSkill,
   showSkill,
 } from "../../core/usecases/skills.ts";
 import { openSkillLibrary, OPT_OUT_MARKER } from "../../adapters/skills/mod.ts";
@@ -73,10 +74,32 @@ async function confirmRemoval(c: CliContext, plan: OptOutPlan): Promise<boolean>
   return false;
 }
 
+/** Asks before `skills reset --restore` replaces a changed copy; refuses when nobody can answer. */
+async function confirmRestore(
+  c: CliContext,
+  skill: { name: string; dir: string; state: string },
+): Promise<boolean> {
+  const what = skill.state === "user_owned"
+    ? `Your own skill "${skill.name}" at ${skill.dir} will be deleted`
+    : `Your changes to "${skill.name}" at ${skill.dir} will be lost`;
+  if (!c.interactive) {
+    throw new HeraldError(
+      "confirmation_required",
+      "usage",
+      `skills reset --restore would replace "${skill.name}" at ${skill.dir} and needs ` +
+        "confirmation; run it in a terminal, or add --yes",
+    );
+  }
+  c.io.err(`${what} and the bundled version put in its place.\n`);
+  if (await confirm(c, "Replace it? [y/N] ")) return true;
+  c.io.err("Nothing changed.\n");
+  return false;
+}
+
 /** Adds the `skills` command family to `program`. */
 export function registerSkills(program: Command, ctx: () => CliContext): void {
   const skills = program.command("skills").description(
-    "list and show skills; opt out of (or back into) the bundled skills",
+    "list and show skills; opt out of (or back into) the bundled skills, or reset one",
   );
 
   skills.command("list")
@@ -155,6 +178,32 @@ export function registerSkills(program: Command, ctx: () => CliContext): void {
       c.io.out("Undo with `herald skills opt-in --sync`.\n");
     });
 
+  skills.command("reset <name>")
+    .description(
+      "bring back a bundled skill you deleted (or update an unchanged copy); " +
+        "--restore also replaces one you changed",
+    )
+    .option("--restore", "also replace a copy you changed (or your own skill of that name)")
+    .option("--yes", "replace without asking")
+    .option("--json", "print JSON")
+    .action(async (name: string, options: { restore?: boolean; yes?: boolean; json?: boolean }) => {
+      const c = ctx();
+      const result = await resetBundledSkill(openSkillLibrary(await c.home()), name, {
+        restore: options.restore,
+        confirm: options.yes ? undefined : (skill) => confirmRestore(c, skill),
+      });
+      if (!result) return;
+      if (options.json) return printJson(c.io, result);
+      const where = displayPath(c, result.dir);
+      c.io.out(
+        result.action === "unchanged"
+          ? `"${result.name}" is already the bundled version (${where}).\n`
+          : result.action === "updated"
+          ? `Updated "${result.name}" to the bundled version (${where}).\n`
+          : `Restored the bundled skill "${result.name}" at ${where}.\n`,
+      );
+    });
+
   skills.command("opt-in")
     .description(`seed bundled skills into this profile again (removes ${OPT_OUT_MARKER})`)
     .option("--sync", "seed the bundled skills now")
@@ -170,6 +219,6 @@ export function registerSkills(program: Command, ctx: () => CliContext): void {
           : `Profile "${paths.name}" was not opted out.\n`,
       );
       if (result.seeded) printSeedReport(c, result.seeded);
-      else c.io.out("Seed them now with `herald skills opt-in --sync`.\n");
+      else c.io.out("They are seeded the next time Herald uses the profile, or now with --sync.\n");
     });
 }

@@ -14,11 +14,12 @@
  * @module
  */
 
-import { HeraldError } from "../errors.ts";
+import { HeraldError, isCallerKind } from "../errors.ts";
 import { createSlashRegistry, parseSlashInput, runCatalogCommand } from "../commands/mod.ts";
 import type { SlashRegistry } from "../commands/registry.ts";
 import { eventOf, type EventPayload, type EventPublisher, type EventType } from "../events/mod.ts";
 import type { SkillCatalog } from "../skills/mod.ts";
+import { rollbackReply } from "./checkpoints.ts";
 import type {
   AgentEvent,
   SendOptions,
@@ -33,8 +34,11 @@ export type ConversationResult =
   | { kind: "turn"; result: TurnResult }
   /** A command answered; the session goes on. */
   | { kind: "reply"; text: string }
-  /** The following turns use `model`. */
-  | { kind: "set_model"; model: string; text: string }
+  /**
+   * The following turns use `model` (of `provider`, when the switch named
+   * one); asked for during a turn, the switch applies when that turn ends.
+   */
+  | { kind: "set_model"; model: string; provider?: string; text: string }
   /** A fresh session replaced the current one (which stays stored). */
   | { kind: "new_session"; text: string }
   /** The conversation is closed; with `/exit --delete` its session was deleted. */
@@ -57,6 +61,33 @@ export interface InputOptions extends SendOptions {
    * not when the input is refused, just before the error is thrown.
    */
   onTurnError?(error: unknown, sessionId: string | null): void;
+  /**
+   * Told when the input starts a turn (the text, or the message a skill or
+   * bundle made of it, is stored), before any of the turn's events.
+   */
+  onTurnStart?(sessionId: string | null): void;
+}
+
+/** A `chat -q` question that names no command, skill or bundle: nothing was sent. */
+export class UnknownCommandError extends HeraldError {
+  /** Creates the error for `/name`. */
+  constructor(readonly command: string) {
+    super(
+      "unknown_command",
+      "usage",
+      `Unknown command /${command}: no skill or bundle has that name, so nothing was sent to ` +
+        "the model; list them with `herald skills list` and `herald bundles list`",
+      { details: { command } },
+    );
+  }
+}
+
+/** A `chat -q` skill or bundle command that loaded nothing: nothing was sent. */
+export class NothingToSendError extends HeraldError {
+  /** Creates the error for `/name`, with the `reason` the command gave. */
+  constructor(readonly command: string, reason: string) {
+    super("nothing_to_send", "usage", reason, { details: { command } });
+  }
 }
 
 /** What {@link Conversation.close} did. */
@@ -89,7 +120,8 @@ export class ConversationClosedError extends HeraldError {
 
 interface RunningTurn {
   controller: AbortController;
-  done: Promise<TurnResult>;
+  /** The turn (or `/compact`) running; settles when it ends. */
+  done: Promise<unknown>;
 }
 
 function errorCode(error: unknown): string {
@@ -118,6 +150,8 @@ export class Conversation {
   #announced = false;
   #turn: RunningTurn | undefined;
   #closing: Promise<ClosedConversation> | undefined;
+  /** A `/model` switch asked for during a turn, applied when it ends. */
+  #pendingModel: { model: string; provider?: string; onEvent?: SendOptions["onEvent"] } | undefined;
 
   private constructor(options: ConversationOptions, session: TurnSession) {
     this.#runtime = options.runtime;
@@ -189,9 +223,10 @@ export class Conversation {
   /**
    * Handles one line the user typed: a slash command is carried out (and
    * a skill or bundle runs as the turn it makes), anything else runs as a
-   * turn. `/exit` closes the conversation.
+   * turn. `/exit` closes the conversation. `/model` during a turn switches
+   * when that turn ends.
    *
-   * @throws TurnRunningError for a turn, `/model` or `/new` while a turn runs.
+   * @throws TurnRunningError for a turn or `/new` while a turn runs.
    * @throws ConversationClosedError once the conversation is closed.
    * @throws ModelError when the turn's model call fails (the turn's messages stay stored).
    */
@@ -202,6 +237,7 @@ export class Conversation {
       sessionId: session.id,
       model: session.model,
       provider: session.provider,
+      title: session.title,
     });
     if (!outcome) return { kind: "turn", result: await this.#runTurn(text, options) };
     switch (outcome.kind) {
@@ -210,10 +246,7 @@ export class Conversation {
       case "send":
         return { kind: "turn", result: await this.#runTurn(outcome.message, options) };
       case "set_model":
-        this.#requireOpen();
-        this.#requireIdle();
-        this.#session.setModel(outcome.model);
-        return { kind: "set_model", model: outcome.model, text: outcome.text };
+        return this.#setModel(outcome, options);
       case "new_session":
         await this.#newSession();
         return { kind: "new_session", text: outcome.text };
@@ -221,14 +254,29 @@ export class Conversation {
         const closed = await this.#close(outcome.deleteSession, "exit");
         return { kind: "exit", text: outcome.text, ...closed };
       }
+      case "set_title":
+        return { kind: "reply", text: await this.#setTitle(outcome.title) };
+      case "rollback":
+        this.#requireOpen();
+        this.#requireIdle();
+        return {
+          kind: "reply",
+          text: await rollbackReply(this.#session, outcome.checkpoint ?? undefined),
+        };
+      case "compact":
+        return { kind: "reply", text: await this.#compact(outcome.focus, options) };
     }
   }
 
   /**
    * One question, as `herald chat -q` (and later a scheduled run) asks it:
-   * a leading `/<skill>` or `/<bundle>` becomes the message it makes; any
-   * other text, built-in commands included, is sent as typed.
+   * a leading `/<skill>` (or several) or `/<bundle>` becomes the message it
+   * makes; built-in commands and any other text are sent as typed. A
+   * `/<name>` that is no command, skill or bundle, or a skill or bundle that
+   * loads nothing, is refused before anything reaches the model.
    *
+   * @throws UnknownCommandError for a `/<name>` that names nothing.
+   * @throws NothingToSendError for a skill or bundle that loaded nothing (the reason says why).
    * @throws TurnRunningError while a turn runs.
    * @throws ConversationClosedError once the conversation is closed.
    */
@@ -236,10 +284,15 @@ export class Conversation {
     this.#requireOpen();
     let message = text;
     const input = parseSlashInput(text);
-    const catalog = this.#runtime.catalog;
-    if (input && catalog && !this.#registry.find(input.name)) {
-      const outcome = await runCatalogCommand(catalog, input.name, input.args);
-      if (outcome?.kind === "send") message = outcome.message;
+    if (input && !this.#registry.find(input.name)) {
+      const catalog = this.#runtime.catalog;
+      const outcome = catalog && await runCatalogCommand(catalog, input.name, input.args);
+      if (!outcome) throw new UnknownCommandError(input.name);
+      if (outcome.kind !== "send") {
+        const reason = outcome.kind === "reply" ? outcome.text : `/${input.name} sent nothing`;
+        throw new NothingToSendError(input.name, reason);
+      }
+      message = outcome.message;
     }
     return await this.#runTurn(message, options);
   }
@@ -272,6 +325,7 @@ export class Conversation {
       let deleted = false;
       try {
         if (deleteStored) deleted = await session.deleteStored();
+        else await session.end(reason);
       } finally {
         await this.#runtime.close();
       }
@@ -285,19 +339,107 @@ export class Conversation {
     if (this.#closing) throw new ConversationClosedError();
   }
 
+  /** `/title <text>`: the line to show, also when the title cannot be used. */
+  async #setTitle(title: string): Promise<string> {
+    try {
+      await this.#session.setTitle(title);
+    } catch (error) {
+      if (error instanceof HeraldError && isCallerKind(error.kind)) return error.message;
+      throw error;
+    }
+    return `Title set to "${title}".`;
+  }
+
   #requireIdle(): void {
     if (this.#turn) throw new TurnRunningError();
+  }
+
+  /**
+   * `/model [provider:]name`: switches now, or, while a turn runs, when it
+   * ends (the running turn keeps its model). A switch that fails then is
+   * told to the asker's `onEvent` as a `model_switch_failed` notice.
+   *
+   * @throws ModelError when the provider has no endpoint or key (idle only).
+   */
+  #setModel(
+    outcome: { model: string; provider?: string; text: string },
+    options: InputOptions,
+  ): ConversationResult {
+    this.#requireOpen();
+    const { model, provider } = outcome;
+    const result = { kind: "set_model" as const, model, ...(provider ? { provider } : {}) };
+    const running = this.#turn;
+    if (!running) {
+      this.#pendingModel = undefined;
+      this.#session.setModel(model, provider);
+      return { ...result, text: outcome.text };
+    }
+    const first = this.#pendingModel === undefined;
+    this.#pendingModel = { model, provider, onEvent: options.onEvent };
+    // The turn's own continuation (which clears #turn) was queued before this one.
+    if (first) running.done.then(() => this.#applyPendingModel(), () => this.#applyPendingModel());
+    return { ...result, text: `${outcome.text.replace(/\.$/, "")} once the current turn ends.` };
+  }
+
+  #applyPendingModel(): void {
+    const pending = this.#pendingModel;
+    this.#pendingModel = undefined;
+    if (!pending || this.#closing) return;
+    try {
+      this.#session.setModel(pending.model, pending.provider);
+    } catch (error) {
+      const spec = pending.provider ? `${pending.provider}:${pending.model}` : pending.model;
+      pending.onEvent?.({
+        type: "notice",
+        level: "warning",
+        code: "model_switch_failed",
+        message: `The switch to ${spec} after the turn failed: ${errorMessage(error)}`,
+      });
+    }
   }
 
   async #newSession(): Promise<void> {
     this.#requireOpen();
     this.#requireIdle();
     const previous = this.#session;
-    const next = await this.#runtime.start({ model: previous.model });
+    const next = await this.#runtime.start({ model: previous.model, provider: previous.provider });
     this.#session = next;
     this.#announced = false;
+    await previous.end("new_session");
     if (previous.id) {
       this.#publish(previous, "session.ended", { reason: "new_session", deleted: false });
+    }
+  }
+
+  /**
+   * `/compact`: summarises the middle of the history now. It counts as a
+   * turn while it runs (busy, interruptible); the answer is the line to show.
+   */
+  async #compact(focus: string, options: InputOptions): Promise<string> {
+    this.#requireOpen();
+    this.#requireIdle();
+    const session = this.#session;
+    if (!session.compact) return "This runtime cannot compress its context.";
+    const controller = new AbortController();
+    const caller = options.signal;
+    const stop = () => controller.abort(caller?.reason);
+    if (caller?.aborted) stop();
+    caller?.addEventListener("abort", stop, { once: true });
+    const done = session.compact({
+      focus: focus || undefined,
+      signal: controller.signal,
+      onEvent: (event) => {
+        this.#relay(session, event);
+        options.onEvent?.(event);
+      },
+    });
+    const running: RunningTurn = { controller, done };
+    this.#turn = running;
+    try {
+      return (await done).message;
+    } finally {
+      if (this.#turn === running) this.#turn = undefined;
+      caller?.removeEventListener("abort", stop);
     }
   }
 
@@ -321,6 +463,7 @@ export class Conversation {
     this.#turn = running;
     this.#announce(false);
     this.#publish(session, "message.user", { text });
+    options.onTurnStart?.(session.id ?? null);
     let result: TurnResult;
     try {
       result = await done;
@@ -390,6 +533,9 @@ export class Conversation {
           approved: event.choice !== "deny",
         });
       case "model_call":
+      case "compressed":
+      case "notice":
+        // Shown by the surface running the turn; the bus has no family for them yet.
         return;
     }
   }

@@ -1,5 +1,6 @@
 /**
- * The agent: system prompt, turn loop, file-mutation verifier, plugin hooks,
+ * The agent: system prompt, turn loop, context compression, loop guard,
+ * file-mutation verifier, plugin hooks,
  * the turn-runtime port, the conversation object and the approval policy of
  * a profile's sessions.
  *
@@ -16,3 +17,5 @@ export * from "./verifier.ts";
 export * from "./hooks.ts";
 export type { SessionFiles, TranscriptEntry } from "../sessions/files.ts";
 export * from "./history.ts";
+export * from "./compression.ts";
+export * from "./loop_guard.ts";

@@ -13,11 +13,34 @@ import { NotFoundError } from "../errors.ts";
 import type { ChatMessage, ModelClient, ModelResponse, ToolCall } from "../models/types.ts";
 import type { SessionFiles } from "../sessions/files.ts";
 import type { SessionStore } from "../sessions/store.ts";
+import { SessionTitleTakenError } from "../sessions/titles.ts";
 import type { ToolOutcome, ToolRegistry } from "../tools/registry.ts";
 import type { ApprovalChoice, ApprovalRequest, ToolContext } from "../tools/types.ts";
+import type { Checkpoints, SessionRollback, TurnCheckpoint } from "./checkpoints.ts";
 import { type LlmHooks, runOutputHooks } from "./hooks.ts";
-import { historyFromStored, toNewMessage } from "./history.ts";
-import type { SendOptions, TurnResult, TurnSession } from "./turn_runtime.ts";
+import { historyEntriesFromStored, toNewMessage } from "./history.ts";
+import {
+  type Compaction,
+  compactionFromRecord,
+  type CompactionStore,
+  type CompressionOptions,
+} from "./compression.ts";
+import { SessionContext } from "./session_context.ts";
+import {
+  DEFAULT_LOOP_GUARD,
+  LoopGuard,
+  loopStopMessage,
+  type LoopStreak,
+  withLoopWarning,
+} from "./loop_guard.ts";
+import type {
+  CompactOptions,
+  CompactResult,
+  SendOptions,
+  TurnResult,
+  TurnSession,
+  TurnStop,
+} from "./turn_runtime.ts";
 import { MutationTracker } from "./verifier.ts";
 
 export type { AgentEvent, SendOptions, TurnResult } from "./turn_runtime.ts";
@@ -42,8 +65,11 @@ export interface AgentSessionOptions {
   hooks?: readonly LlmHooks[];
   /** Decides dangerous actions the session has not already approved. */
   approve: SessionApprovalHandler;
-  /** A client for another model name of the same provider (`/model`); without it the model is fixed. */
-  clientFor?(model: string): ModelClient;
+  /**
+   * A client for another model name (`/model`), of `provider` when given,
+   * else of the same provider; without it the model is fixed.
+   */
+  clientFor?(model: string, provider?: string): ModelClient;
   cwd: string;
   home: string;
   /** Surface that owns the session: `cli`, `dashboard`, `telegram`, ... */
@@ -55,6 +81,19 @@ export interface AgentSessionOptions {
   dumpRequests: boolean;
   maxTokens?: number;
   now?: () => number;
+  /** Context compression; without it the whole history is always sent. */
+  compression?: CompressionOptions;
+  /** Where compression checkpoints are kept, so a resumed session sends what it sent before. */
+  compactions?: CompactionStore;
+  /**
+   * Identical failing tool calls in a row before the model is warned
+   * (`agent.loop_guard`, default 3; 0: never).
+   */
+  loopGuard?: number;
+  /** Nobody watches the turns (`chat -q`, gateways, cron, kanban): the loop guard stops the turn. */
+  unattended?: boolean;
+  /** File checkpoints before the turns' writes, for `/rollback` (`checkpoints.enabled`). */
+  checkpoints?: Checkpoints;
 }
 
 function summarise(outcome: ToolOutcome): string {
@@ -76,19 +115,42 @@ export class AgentSession implements TurnSession {
   readonly #approvedRules = new Set<string>();
   #client: ModelClient;
   #id: string | undefined;
+  /** A title given before anything was stored (`/title`); stored with the session. */
+  #pendingTitle: string | undefined;
   #requestSequence = 0;
+  /** The running turn's checkpoint bookkeeping (with `checkpoints`). */
+  #turnCheckpoint: TurnCheckpoint | undefined;
+  /** The stored id of each message of {@link #history}. */
+  readonly #ids: number[];
+  /** What the requests send (the compression checkpoint) and how big they are. */
+  readonly #context: SessionContext;
 
   private constructor(
     options: AgentSessionOptions,
     id: string | undefined,
     system: string,
     history: ChatMessage[],
+    ids: number[] = [],
+    compaction?: Compaction,
   ) {
     this.#options = options;
     this.#client = options.client;
     this.#id = id;
     this.#system = system;
     this.#history = history;
+    this.#ids = ids;
+    this.#context = new SessionContext({
+      history,
+      ids,
+      system,
+      specs: () => options.tools.specs(),
+      sessionId: () => this.#id,
+      model: () => this.#client.model,
+      provider: () => this.#client.provider,
+      now: () => this.#now(),
+      compression: options.compression,
+      compactions: options.compactions,
+    }, compaction);
   }
 
   /** A new conversation; its database row is created with the first message. */
@@ -106,8 +168,16 @@ export class AgentSession implements TurnSession {
     if (stored === undefined) {
       throw new NotFoundError("Session", sessionId, "list sessions with `herald sessions list`");
     }
-    const history = historyFromStored(options.store.getMessages(sessionId));
-    return new AgentSession(options, sessionId, stored ?? options.systemPrompt, history);
+    const entries = historyEntriesFromStored(options.store.getMessages(sessionId));
+    const record = options.compactions?.latestCompaction(sessionId);
+    return new AgentSession(
+      options,
+      sessionId,
+      stored ?? options.systemPrompt,
+      entries.map((entry) => entry.message),
+      entries.map((entry) => entry.id),
+      record && compactionFromRecord(entries, record),
+    );
   }
 
   /** The session id, once the first message has been stored. */
@@ -146,13 +216,49 @@ export class AgentSession implements TurnSession {
   }
 
   /**
-   * Switches to another model name of the same provider for the following turns.
+   * Switches to another model name for the following turns: of `provider`
+   * when given, else of the same provider.
    *
    * @throws TypeError when the session was opened without `clientFor`.
    */
-  setModel(model: string): void {
+  setModel(model: string, provider?: string): void {
     if (!this.#options.clientFor) throw new TypeError("This session cannot switch models");
-    this.#client = this.#options.clientFor(model);
+    this.#client = this.#options.clientFor(model, provider);
+  }
+
+  /** The stored title, or the one given before anything was stored; null when none. */
+  get title(): string | null {
+    if (!this.#id) return this.#pendingTitle ?? null;
+    return this.#options.store.getSession(this.#id)?.title ?? null;
+  }
+
+  /**
+   * Gives the session a title, unique within the profile; before anything
+   * is stored it is kept and stored with the first message.
+   *
+   * @throws SessionTitleTakenError when another session has it.
+   */
+  // deno-lint-ignore require-await
+  async setTitle(title: string): Promise<void> {
+    const { store } = this.#options;
+    if (this.#id) {
+      store.updateSession(this.#id, { title });
+      return;
+    }
+    const holder = store.findSessionByTitle(title);
+    if (holder) throw new SessionTitleTakenError(title, holder.id);
+    this.#pendingTitle = title;
+  }
+
+  /** Records `ended_at` and `end_reason`; nothing when nothing was stored (or it was deleted). */
+  // deno-lint-ignore require-await
+  async end(reason: string): Promise<void> {
+    if (!this.#id) return;
+    try {
+      this.#options.store.endSession(this.#id, reason, this.#now());
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error; // deleted meanwhile: nothing to end
+    }
   }
 
   /** Deletes the session's rows, transcript and request dumps. Returns false when nothing was stored. */
@@ -161,6 +267,37 @@ export class AgentSession implements TurnSession {
     const deleted = this.#options.store.deleteSession(this.#id);
     await this.#options.files?.deleteSessionFiles(this.#id);
     return deleted;
+  }
+
+  /** `/rollback` of this session; undefined when checkpoints are off. */
+  get checkpoints(): SessionRollback | undefined {
+    const checkpoints = this.#options.checkpoints;
+    if (!checkpoints) return undefined;
+    return {
+      list: () => Promise.resolve(this.#id ? checkpoints.list(this.#id) : []),
+      rollback: async (number) => {
+        if (!this.#id) {
+          return { ok: false, code: "no_session", message: "Nothing to roll back yet." };
+        }
+        const outcome = await checkpoints.rollback(this.#id, number);
+        return outcome.ok ? { ...outcome, dropped: this.#dropFrom(outcome.messageId) } : outcome;
+      },
+    };
+  }
+
+  /**
+   * Forgets the exchanges from stored message `messageId` on, in state.db
+   * and in memory; returns how many user messages went.
+   */
+  #dropFrom(messageId: number): number {
+    this.#options.store.deleteMessagesFrom(this.#id!, messageId);
+    const from = this.#ids.findIndex((id) => id >= messageId);
+    if (from === -1) return 0;
+    const dropped = this.#history.slice(from).filter((message) => message.role === "user").length;
+    this.#history.splice(from);
+    this.#ids.splice(from);
+    this.#context.dropped(from);
+    return dropped;
   }
 
   #now(): number {
@@ -174,6 +311,7 @@ export class AgentSession implements TurnSession {
       id,
       messages.map((message) => toNewMessage(message, this.#now())),
     );
+    this.#ids.push(...stored.map((row) => row.id));
     await this.#options.files?.appendTranscript(id, stored);
   }
 
@@ -182,7 +320,7 @@ export class AgentSession implements TurnSession {
       this.#id = this.#options.store.createSession({
         source: this.#options.source,
         model: this.#client.model,
-        title: titleFrom(firstText) || null,
+        title: this.#pendingTitle ?? (titleFrom(firstText) || null),
         systemPrompt: this.#system,
         startedAt: this.#now(),
       }).id;
@@ -233,7 +371,8 @@ export class AgentSession implements TurnSession {
         }
         onEvent?.({ type: "tool_start", call });
         const started = performance.now();
-        const outcome = await this.#options.tools.execute(call, context);
+        const outcome = await (this.#turnCheckpoint?.execute(this.#options.tools, call, context) ??
+          this.#options.tools.execute(call, context));
         outcomes[index] = outcome;
         onEvent?.({
           type: "tool_end",
@@ -251,6 +390,16 @@ export class AgentSession implements TurnSession {
   }
 
   /**
+   * Summarises the middle of the history now (`/compact`), whatever the
+   * request's size and even when automatic compression is off.
+   *
+   * @throws ModelError when the summarising model call fails; nothing changes.
+   */
+  compact(options: CompactOptions = {}): Promise<CompactResult> {
+    return this.#context.compact(options);
+  }
+
+  /**
    * Runs one user turn to its end.
    *
    * @throws ModelError when the model cannot be reached or refuses the request;
@@ -263,15 +412,29 @@ export class AgentSession implements TurnSession {
     const context = this.#toolContext(sessionId, signal, onEvent);
     const tracker = new MutationTracker();
     const toolCalls: TurnResult["toolCalls"] = [];
+    const guard = new LoopGuard(this.#options.loopGuard ?? DEFAULT_LOOP_GUARD);
+    const compressing = { blocked: false };
     await this.#append([{ role: "user", content: text }]);
+    this.#turnCheckpoint = this.#options.checkpoints?.turn({
+      sessionId,
+      messageId: this.#ids[this.#ids.length - 1],
+      text,
+    });
 
     let finalText = "";
     let aborted = false;
     let hitMaxTurns = false;
+    let stopped: TurnStop | undefined;
     let modelCalls = 0;
     while (true) {
       if (modelCalls >= this.#options.maxTurns) {
         hitMaxTurns = true;
+        break;
+      }
+      await this.#context.compressIfFull(compressing, signal, onEvent);
+      if (signal.aborted) {
+        aborted = true;
+        finalText = "";
         break;
       }
       modelCalls++;
@@ -288,17 +451,29 @@ export class AgentSession implements TurnSession {
         content: response.text === "" && response.toolCalls.length ? null : response.text,
         ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
       }]);
+      this.#context.recordUsage(response.usage);
       finalText = response.text;
       if (response.toolCalls.length === 0) break;
 
       const outcomes = await this.#runTools(response.toolCalls, context, onEvent);
-      await this.#append(response.toolCalls.map((call, index) => ({
-        role: "tool" as const,
-        toolCallId: call.id,
-        name: call.name,
-        content: outcomes[index].content,
-        ...(outcomes[index].ok ? {} : { isError: true }),
-      })));
+      let streak: LoopStreak | undefined;
+      await this.#append(response.toolCalls.map((call, index) => {
+        const outcome = outcomes[index];
+        const hit = guard.record(
+          call,
+          outcome.ok,
+          outcome.content,
+          outcome.ok ? "" : outcome.message,
+        );
+        streak = hit ?? streak;
+        return {
+          role: "tool" as const,
+          toolCallId: call.id,
+          name: call.name,
+          content: hit ? withLoopWarning(outcome.content, hit) : outcome.content,
+          ...(outcome.ok ? {} : { isError: true }),
+        };
+      }));
       response.toolCalls.forEach((call, index) => {
         const outcome = outcomes[index];
         toolCalls.push({ name: call.name, arguments: call.arguments, ok: outcome.ok });
@@ -311,6 +486,21 @@ export class AgentSession implements TurnSession {
         finalText = "";
         break;
       }
+      if (streak) {
+        if (this.#options.unattended) {
+          stopped = { code: "tool_loop", message: loopStopMessage(streak) };
+          break;
+        }
+        if (streak.count === (this.#options.loopGuard ?? DEFAULT_LOOP_GUARD)) {
+          onEvent?.({
+            type: "notice",
+            level: "warning",
+            code: "tool_loop",
+            message: `The model repeated a failing ${streak.call.name} call ${streak.count} ` +
+              "times in a row; it was told to change course.",
+          });
+        }
+      }
     }
 
     if (aborted) {
@@ -322,6 +512,7 @@ export class AgentSession implements TurnSession {
         response ? "\n\n" : ""
       }(Stopped after ${modelCalls} model calls: agent.max_turns is ${this.#options.maxTurns}.)`;
     }
+    if (stopped) response += `${response ? "\n\n" : ""}(${stopped.message})`;
     if (this.#options.verifyFileMutations) response += tracker.footer();
     response = await runOutputHooks(this.#options.hooks ?? [], response, {
       sessionId,
@@ -329,7 +520,15 @@ export class AgentSession implements TurnSession {
       provider: this.#client.provider,
       userMessage: text,
     });
-    return { sessionId, response, toolCalls, aborted, hitMaxTurns, modelCalls };
+    return {
+      sessionId,
+      response,
+      toolCalls,
+      aborted,
+      hitMaxTurns,
+      modelCalls,
+      ...(stopped ? { stopped } : {}),
+    };
   }
 
   async #callModel(
@@ -339,7 +538,7 @@ export class AgentSession implements TurnSession {
   ): Promise<ModelResponse> {
     const request = {
       system: this.#system,
-      messages: [...this.#history],
+      messages: this.#context.requestMessages(),
       tools: this.#options.tools.specs(),
       maxTokens: this.#options.maxTokens,
       signal,
@@ -354,6 +553,8 @@ export class AgentSession implements TurnSession {
     }
     const response = await this.#client.complete(request, {
       onText: (delta) => onEvent?.({ type: "text", delta }),
+      // A fallback provider or another key took over.
+      onNotice: (notice) => onEvent?.({ type: "notice", level: "warning", ...notice }),
     });
     this.#options.store.addUsage(sessionId, {
       apiCallCount: 1,

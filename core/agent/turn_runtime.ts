@@ -22,7 +22,62 @@ export type AgentEvent =
   /** A dangerous action goes to the approval handler (a rule granted for the session does not). */
   | { type: "approval_request"; request: ApprovalRequest }
   /** The approval handler decided. */
-  | { type: "approval_result"; request: ApprovalRequest; choice: ApprovalChoice };
+  | { type: "approval_result"; request: ApprovalRequest; choice: ApprovalChoice }
+  /**
+   * The prompt passed `compression.threshold`, and the middle of the history
+   * was summarised to fit the context; `message` is the one line to show the
+   * user. (`/compact` answers with that line instead.)
+   */
+  | {
+    type: "compressed";
+    /** Messages the summary now stands for. */
+    summarised: number;
+    /** Estimated prompt tokens before and after. */
+    tokensBefore: number;
+    tokensAfter: number;
+    message: string;
+  }
+  /**
+   * Something the user should know that does not stop the turn: an unknown
+   * context length (`context_length_unknown`), a failed compression
+   * (`compression_failed`), a model repeating a failing call (`tool_loop`),
+   * a fallback provider or another key taking over (`model_fallback`,
+   * `model_key_rotated`), a `/model` switch that could not be applied after
+   * the turn (`model_switch_failed`).
+   */
+  | { type: "notice"; level: "info" | "warning"; code: string; message: string };
+
+/** Why a turn ended before the model's final answer, when something stopped it. */
+export interface TurnStop {
+  /** `tool_loop`: the same call failed the same way `agent.loop_guard` times on an unattended surface. */
+  code: "tool_loop";
+  /** The message that ends the response. */
+  message: string;
+}
+
+/** What `/compact` did. */
+export type CompactResult =
+  | {
+    ok: true;
+    /** Messages the summary now stands for. */
+    summarised: number;
+    tokensBefore: number;
+    tokensAfter: number;
+    /** The one line to show the user. */
+    message: string;
+  }
+  | {
+    ok: false;
+    /** `nothing_to_compact` (too few messages), `interrupted`, `unsupported` (the runtime cannot). */
+    code: "nothing_to_compact" | "interrupted" | "unsupported";
+    message: string;
+  };
+
+/** Options of {@link TurnSession.compact}. */
+export interface CompactOptions extends SendOptions {
+  /** What the summary should pay particular attention to. */
+  focus?: string;
+}
 
 /** What a turn produced. */
 export interface TurnResult {
@@ -35,6 +90,8 @@ export interface TurnResult {
   /** True when `maxTurns` model calls were spent before a final answer. */
   hitMaxTurns: boolean;
   modelCalls: number;
+  /** Set when something ended the turn early (the loop guard on an unattended surface). */
+  stopped?: TurnStop;
 }
 
 /** Options of one turn. */
@@ -59,16 +116,46 @@ export interface TurnSession {
    * the partial answer stored.
    */
   send(text: string, options?: SendOptions): Promise<TurnResult>;
-  /** Uses another model name (same provider) from the next turn on. */
-  setModel(model: string): void;
+  /**
+   * Uses another model name from the next turn on: of `provider` when given
+   * (`/model provider:model`), else of the same provider. Never called while
+   * a turn runs (the conversation waits for its end).
+   *
+   * @throws ModelError `model_not_configured` when that provider has no endpoint or key.
+   */
+  setModel(model: string, provider?: string): void;
   /** Deletes what is stored of the session; false when nothing was. */
   deleteStored(): Promise<boolean>;
+  /** The session's title (stored, or set before the first message was stored); null when none. */
+  readonly title: string | null;
+  /**
+   * Gives the session a title (`/title`); before anything is stored, the
+   * title is kept and stored with the first message.
+   *
+   * @throws SessionTitleTakenError when another session of the profile has it.
+   */
+  setTitle(title: string): Promise<void>;
+  /**
+   * Records that the session ended and why (`exit`, `closed`, `new_session`):
+   * its stored row gets `ended_at` and `end_reason`. Nothing happens when
+   * nothing was stored.
+   */
+  end(reason: string): Promise<void>;
+  /**
+   * Summarises the middle of the history now (`/compact`); absent when the
+   * runtime cannot.
+   *
+   * @throws ModelError when the summarising model call fails (nothing changes).
+   */
+  compact?(options?: CompactOptions): Promise<CompactResult>;
 }
 
 /** Options of {@link TurnRuntime.start}. */
 export interface StartOptions {
   /** The model of the new session (a `/model` switch carried over by `/new`). */
   model?: string;
+  /** The provider of {@link model}, when a `/model provider:model` switch chose another. */
+  provider?: string;
 }
 
 /** What runs the turns of one profile's conversations. */

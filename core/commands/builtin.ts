@@ -1,11 +1,14 @@
 /**
- * The built-in slash commands: /help, /new, /model, /bundles, /exit and /quit.
+ * The built-in slash commands: /help, /new, /model, /bundles, /rollback, /title, /compact,
+ * /exit and /quit.
  *
  * @module
  */
 
 import type { SlashCommand, SlashOutcome, SlashRegistry } from "./registry.ts";
 import { bundlesCommand, skillHelpLines } from "./skills.ts";
+import { parseSessionTitle, SessionTitleInvalidError } from "../sessions/titles.ts";
+import { parseModelSpec } from "../providers.ts";
 
 const DELETE_FLAGS = new Set(["--delete", "-d"]);
 
@@ -38,6 +41,57 @@ function exitCommand(name: "exit" | "quit"): SlashCommand {
   };
 }
 
+/** `/rollback` lists the session's checkpoints; `/rollback N` rolls back checkpoint N. */
+const rollbackCommand: SlashCommand = {
+  name: "rollback",
+  description: "list file checkpoints, or restore checkpoint N and drop its exchange",
+  usage: "[N]",
+  run(args): SlashOutcome {
+    if (args === "") return { kind: "rollback", checkpoint: null };
+    if (/^\d{1,6}$/.test(args) && Number(args) >= 1) {
+      return { kind: "rollback", checkpoint: Number(args) };
+    }
+    return {
+      kind: "reply",
+      text: `Usage: /rollback [N]; "${args}" is not a checkpoint number (1 is the newest).`,
+    };
+  },
+};
+
+/** `/title` shows the session's title; `/title <text>` sets it (unique within the profile). */
+const titleCommand: SlashCommand = {
+  name: "title",
+  description: "show the session's title, or give it one (unique within the profile)",
+  usage: "[text]",
+  run(args, context): SlashOutcome {
+    if (args !== "") {
+      try {
+        return { kind: "set_title", title: parseSessionTitle(args) };
+      } catch (error) {
+        if (error instanceof SessionTitleInvalidError) {
+          return { kind: "reply", text: error.message };
+        }
+        throw error;
+      }
+    }
+    return {
+      kind: "reply",
+      text: context.title
+        ? `Title: ${context.title}`
+        : "This session has no title yet; give it one with /title <text>.",
+    };
+  },
+};
+
+/** `/compact [focus]` summarises the middle of the history now. */
+const compactCommand: SlashCommand = {
+  name: "compact",
+  aliases: ["compress"],
+  description: "summarise the middle of the conversation now to free context",
+  usage: "[focus]",
+  run: (args): SlashOutcome => ({ kind: "compact", focus: args }),
+};
+
 /** The commands every surface has. `/help` lists whatever the registry holds. */
 export function builtinCommands(registry: () => SlashRegistry): SlashCommand[] {
   return [
@@ -61,8 +115,8 @@ export function builtinCommands(registry: () => SlashRegistry): SlashCommand[] {
     },
     {
       name: "model",
-      description: "show the model, or switch to another model name for the next turns",
-      usage: "[name]",
+      description: "show the model, or switch model (or provider:model) for the next turns",
+      usage: "[name | provider:name]",
       run(args, context) {
         if (args === "") {
           return { kind: "reply", text: `Model: ${context.model} (provider ${context.provider})` };
@@ -70,10 +124,25 @@ export function builtinCommands(registry: () => SlashRegistry): SlashCommand[] {
         if (/\s/.test(args)) {
           return { kind: "reply", text: `Usage: /model <name>; "${args}" has spaces.` };
         }
-        return { kind: "set_model", model: args, text: `Model set to ${args} for this session.` };
+        const { provider, model } = parseModelSpec(args);
+        if (model === "") {
+          return {
+            kind: "reply",
+            text: `Usage: /model ${provider}:<name>; the model name is missing.`,
+          };
+        }
+        return {
+          kind: "set_model",
+          model,
+          ...(provider === undefined ? {} : { provider }),
+          text: `Model set to ${args} for this session.`,
+        };
       },
     },
     bundlesCommand(registry),
+    rollbackCommand,
+    titleCommand,
+    compactCommand,
     exitCommand("exit"),
     exitCommand("quit"),
   ];

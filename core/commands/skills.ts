@@ -1,14 +1,14 @@
 /**
- * Skills and bundles as slash commands: `/<bundle> [text]` and
- * `/<skill> [text]` become one fresh user message (`send`), and `/bundles`
- * lists the bundles. The system prompt is never changed.
+ * Skills and bundles as slash commands: `/<bundle> [text]`,
+ * `/<skill> [text]` and several skills at once (`/<skill> /<skill> [text]`)
+ * become one fresh user message (`send`), and `/bundles` lists the bundles. The system prompt is never changed.
  *
  * @module
  */
 
 import {
   buildBundleMessage,
-  buildSkillMessage,
+  buildSkillsMessage,
   bundleLabel,
   findBundle,
   findSkill,
@@ -17,6 +17,7 @@ import {
   type SkillCatalog,
   type SkillCatalogSnapshot,
   type SkillDocument,
+  type SkillInfo,
   type SkillLoadFailure,
 } from "../skills/mod.ts";
 import type { SlashCommand, SlashCommandNames, SlashOutcome } from "./types.ts";
@@ -72,9 +73,41 @@ async function invokeBundle(
   };
 }
 
+/** The most skills one message loads with leading `/<skill>` words (`/a /b fix it`). */
+export const MAX_STACKED_SKILLS = 5;
+
+const LEADING_COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+|$)/;
+
+/**
+ * The skills a message invokes: `first`, then each leading `/<skill>` word
+ * of `args` that names a skill (up to {@link MAX_STACKED_SKILLS} in all, a
+ * repeated one loaded once), and the text after them. Reading stops at the
+ * first word that is not a skill, so `/review /tmp/x.log` keeps its path.
+ */
+export function stackSkills(
+  skills: readonly SkillInfo[],
+  first: SkillInfo,
+  args: string,
+): { skills: SkillInfo[]; text: string } {
+  const stacked = [first];
+  let rest = args.trim();
+  for (;;) {
+    const match = LEADING_COMMAND.exec(rest);
+    const next = match && findSkill(skills, match[1]);
+    if (!match || !next) break;
+    if (!stacked.includes(next)) {
+      if (stacked.length === MAX_STACKED_SKILLS) break;
+      stacked.push(next);
+    }
+    rest = rest.slice(match[0].length);
+  }
+  return { skills: stacked, text: rest.trim() };
+}
+
 /**
  * Runs `/<name> args` as a bundle or a skill of `catalog`: bundles first,
- * then skills. Returns undefined when the name is neither.
+ * then skills (with any further skills typed right after it, see
+ * {@link stackSkills}). Returns undefined when the name is neither.
  */
 export async function runCatalogCommand(
   catalog: SkillCatalog,
@@ -88,11 +121,16 @@ export async function runCatalogCommand(
   if (bundle) return await invokeBundle(catalog, snapshot, bundle, args);
   const skill = findSkill(snapshot.skills, name);
   if (skill) {
-    try {
-      return { kind: "send", message: buildSkillMessage(await catalog.read(skill), args) };
-    } catch (error) {
-      return { kind: "reply", text: `Could not load skill /${skill.slug}: ${reason(error)}` };
+    const stacked = stackSkills(snapshot.skills, skill, args);
+    const docs: SkillDocument[] = [];
+    for (const each of stacked.skills) {
+      try {
+        docs.push(await catalog.read(each));
+      } catch (error) {
+        return { kind: "reply", text: `Could not load skill /${each.slug}: ${reason(error)}` };
+      }
     }
+    return { kind: "send", message: buildSkillsMessage(docs, stacked.text) };
   }
   const hidden = findSkill(snapshot.hidden, name);
   if (hidden) {
@@ -111,7 +149,8 @@ export async function skillHelpLines(registry: SlashCommandNames): Promise<strin
   const lines = [
     "",
     "Skills and skill bundles are commands too: /<name> [text] loads one into your next",
-    "message (/my_bundle also finds my-bundle); /bundles lists the bundles.",
+    "message (/my_bundle also finds my-bundle), /<skill> /<skill> [text] loads several",
+    "skills in that order; /bundles lists the bundles.",
   ];
   if (!registry.catalog) return lines;
   const read = await readSnapshot(registry.catalog);

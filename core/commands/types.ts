@@ -16,16 +16,24 @@ export type SlashOutcome =
   | { kind: "exit"; deleteSession: boolean; text: string }
   /** Start a fresh session. */
   | { kind: "new_session"; text: string }
-  /** Use another model name for the following turns. */
-  | { kind: "set_model"; model: string; text: string }
+  /** Use another model (of `provider`, when given) for the following turns. */
+  | { kind: "set_model"; model: string; provider?: string; text: string }
   /** Send `message` to the agent as the user's turn (skills and bundles use this). */
-  | { kind: "send"; message: string };
+  | { kind: "send"; message: string }
+  /** `/rollback`: list the session's checkpoints (`checkpoint` null) or roll back checkpoint N. */
+  | { kind: "rollback"; checkpoint: number | null }
+  /** `/title <text>`: give the session this title (checked; unique within the profile). */
+  | { kind: "set_title"; title: string }
+  /** `/compact`: summarise the middle of the history now, minding `focus` (may be empty). */
+  | { kind: "compact"; focus: string };
 
 /** What a command may read about the session it runs in. */
 export interface SlashContext {
   sessionId?: string;
   model: string;
   provider: string;
+  /** The session's title, or null when it has none yet. */
+  title?: string | null;
 }
 
 /** One slash command. */

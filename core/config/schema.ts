@@ -27,8 +27,27 @@ export const ModelSchema = z.object({
   default: z.string().optional(),
   /** A key, or better a `${ENV_VAR}` reference into `.env`. */
   api_key: z.string().optional(),
+  /** The model's context window in tokens; unknown models are assumed to have 128,000. */
   context_length: z.number().int().positive().optional(),
   max_tokens: z.number().int().positive().optional(),
+  /** Seconds before one call (retries included) gives up; a timeout hands over to `fallback_providers`. */
+  timeout: z.number().positive().optional(),
+});
+
+/**
+ * One entry of `fallback_providers`: a provider and model that take over
+ * for the rest of a turn when the one before it fails (auth, rate limit,
+ * 5xx after retries, timeout).
+ */
+export const FallbackProviderSchema = z.object({
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  /** Endpoint; the provider's default when absent. */
+  base_url: z.string().optional(),
+  /** Variable holding the key (more keys in `<NAME>_2`, `<NAME>_3`, ...); the provider's own by default. */
+  key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  /** Seconds before one call gives up; `model.timeout` by default. */
+  timeout: z.number().positive().optional(),
 });
 
 /** How the agent loop behaves. */
@@ -41,6 +60,24 @@ export const AgentSchema = z.object({
   verify_file_mutations: z.boolean().default(true),
   /** Save every model request under `request-dumps/`. */
   dump_requests: z.boolean().default(false),
+  /**
+   * The same tool call failing the same way this many times in a row gets a
+   * warning to the model; unattended runs (`chat -q`, gateways, cron) stop
+   * the turn. 0 turns the guard off.
+   */
+  loop_guard: z.number().int().min(0).default(3),
+});
+
+/** Context compression: summarising the middle of a long session's history. */
+export const CompressionSchema = z.object({
+  /** Compress on its own when the prompt passes `threshold`; `/compact` works either way. */
+  enabled: z.boolean().default(true),
+  /** Share of the model's context window the prompt may fill before it is compressed. */
+  threshold: z.number().gt(0).max(1).default(0.5),
+  /** Messages at the start of a session that are always sent as they are. */
+  protect_first: z.number().int().min(0).default(3),
+  /** Messages at the end of the history that are always sent as they are. */
+  protect_last: z.number().int().min(1).default(20),
 });
 
 /** Dangerous-command approvals. */
@@ -56,6 +93,14 @@ export const ApprovalsSchema = z.object({
   mode: z.enum(["ask", "yolo"]).default("ask"),
   /** Seconds an approval question waits for an answer before it is denied. */
   timeout: z.number().positive().max(86_400).default(120),
+});
+
+/** File checkpoints before the agent's writes, for `/rollback`. */
+export const CheckpointsSchema = z.object({
+  /** Keep the files a turn changes (write_file, patch) before its first write to each. */
+  enabled: z.boolean().default(false),
+  /** Checkpoints kept per working directory; the oldest beyond it are pruned (at most 20). */
+  max_snapshots: z.number().int().min(1).max(20).default(20),
 });
 
 /** The agent's tools. */
@@ -114,11 +159,15 @@ export const PlatformSchema = z.object({
 /** The whole `config.yaml`. */
 export const ConfigSchema = z.object({
   model: ModelSchema.prefault({}),
+  /** Providers and models that take over, in order, when the main model fails in a turn. */
+  fallback_providers: z.array(FallbackProviderSchema).default([]),
   agent: AgentSchema.prefault({}),
+  compression: CompressionSchema.prefault({}),
   auxiliary: z.record(z.string(), AuxiliarySlotSchema).default({}),
   approvals: ApprovalsSchema.prefault({}),
   terminal: TerminalSchema.prefault({}),
   tools: ToolsSchema.prefault({}),
+  checkpoints: CheckpointsSchema.prefault({}),
   /** Plugin modules (paths relative to the profile home, or absolute) providing LLM hooks. */
   plugins: z.array(z.string()).default([]),
   /** MCP servers by name. */

@@ -23,6 +23,8 @@ import {
 export interface AuxiliaryPrompt {
   system: string;
   prompt: string;
+  /** Output cap of the answer; the provider's default when absent. */
+  maxTokens?: number;
   /** Cancels the call; the returned promise then rejects with the signal's reason. */
   signal?: AbortSignal;
 }
@@ -30,7 +32,9 @@ export interface AuxiliaryPrompt {
 /**
  * Resolves the settings for auxiliary task `task`: the slot's own endpoint
  * when it names one (empty fields taken from the main model), else the main
- * model; the slot's `timeout` applies either way.
+ * model; the slot's `timeout` applies either way. `main` stands for the main
+ * model when the caller already resolved it (command-line overrides, a
+ * session's `/model` switch); without it the main model is read from `config`.
  *
  * Throws {@link ModelError} `model_not_configured` ("No auxiliary client is
  * configured for <task>: ...") when neither the slot nor the main model can
@@ -45,6 +49,7 @@ export function resolveAuxiliarySettings(
   config: HeraldConfig,
   env: EnvLookup,
   task: string,
+  main?: ModelSettings,
 ): ModelSettings {
   const slot = config.auxiliary[task] ?? {};
   const section = `auxiliary.${task}`;
@@ -66,6 +71,7 @@ export function resolveAuxiliarySettings(
       slotProblem = error;
     }
   }
+  if (main) return { ...main, ...timeout };
   try {
     return { ...resolveModelSettings(config, env), ...timeout };
   } catch (error) {
@@ -82,7 +88,8 @@ export function resolveAuxiliarySettings(
 }
 
 /**
- * Runs one auxiliary call and resolves with the model's text.
+ * Runs one auxiliary call and resolves with the model's text. `main` is the
+ * main model to fall back to (see {@link resolveAuxiliarySettings}).
  *
  * @example
  * ```ts
@@ -97,13 +104,15 @@ export async function callAuxiliary(
   config: HeraldConfig,
   env: EnvLookup,
   task: string,
-  { system, prompt, signal }: AuxiliaryPrompt,
+  { system, prompt, maxTokens, signal }: AuxiliaryPrompt,
+  main?: ModelSettings,
 ): Promise<string> {
-  const client = factory(resolveAuxiliarySettings(config, env, task));
+  const client = factory(resolveAuxiliarySettings(config, env, task, main));
   const response = await client.complete({
     system,
     messages: [{ role: "user", content: prompt }],
     tools: [],
+    maxTokens,
     signal,
   });
   if (response.finishReason === "aborted") {

@@ -106,6 +106,9 @@ export function resolveModelSettings(
     ...resolveEndpoint(fields, env, "model"),
     maxRetries: config.agent.api_max_retries,
     maxTokens: config.model.max_tokens,
+    ...(config.model.timeout === undefined
+      ? {}
+      : { timeoutSeconds: config.model.timeout, timeoutSetting: "model.timeout" }),
   };
 }
 

@@ -62,10 +62,23 @@ export interface ModelResponse {
   usage: ModelUsage;
 }
 
+/**
+ * Something the user should know about a model call that still goes on:
+ * `model_fallback` (a fallback provider took over for the rest of the
+ * turn), `model_key_rotated` (another key of the provider took over). The
+ * message is one line and never holds a key.
+ */
+export interface ModelNotice {
+  code: "model_fallback" | "model_key_rotated";
+  message: string;
+}
+
 /** Streaming callbacks; each is optional. */
 export interface ModelStreamHandlers {
   /** A piece of assistant text as it arrives. */
   onText?(delta: string): void;
+  /** A notice about the call (a fallback or another key took over). */
+  onNotice?(notice: ModelNotice): void;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Profiles: naming rules shared by every surface, the sticky default
- * (`active_profile`), `profile.yaml` metadata, the describer prompt and the
- * JSON views. The use cases are in core/usecases/profiles.ts.
+ * (`active_profile`), `profile.yaml` metadata, the describer prompt, the
+ * messaging secrets a clone leaves behind, and the JSON views. The use cases are in core/usecases/profiles.ts.
  *
  * @module
  */
@@ -12,3 +12,4 @@ export * from "./meta.ts";
 export * from "./describe.ts";
 export * from "./views.ts";
 export * from "./errors.ts";
+export * from "./channels.ts";

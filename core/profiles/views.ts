@@ -64,6 +64,12 @@ export interface ProfileOrigin {
   cloned_from: string | null;
   /** False when the bundled skills were not seeded (the opt-out marker was written). */
   bundled_skills: boolean;
+  /**
+   * Messaging secrets (bot tokens) a clone left out of the copied `.env`,
+   * so two profiles never serve the same bot; empty with `--clone-channels`
+   * and for a fresh profile.
+   */
+  stripped_secrets: string[];
 }
 
 /** A profile just created: its view and how it was filled (`profile create`). */

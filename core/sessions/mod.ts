@@ -1,6 +1,6 @@
 /**
  * Sessions: the store contract, the session files contract, session search,
- * the JSON views and their errors.
+ * titles, internal sources, the JSON views and their errors.
  *
  * @module
  */
@@ -11,5 +11,7 @@ export { MESSAGE_ROLES } from "./store.ts";
 export * from "./fts_query.ts";
 export * from "./search.ts";
 export * from "./search_tool.ts";
+export * from "./sources.ts";
+export * from "./titles.ts";
 export * from "./views.ts";
 export * from "./errors.ts";

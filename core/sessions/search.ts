@@ -2,32 +2,49 @@
  * Session search over the stored conversations, in three shapes inferred
  * from the arguments (there is no mode parameter):
  *
- * - discovery (`query`): full-text hits, each with the 5 messages before and
- *   after the match and the session's first and last 3 user/assistant
- *   messages;
+ * - discovery (`query`): full-text hits, one per session. With the default
+ *   `adaptive` detail the top hit is `full` (the 5 messages before and after
+ *   the match and the session's first and last 3 user/assistant messages)
+ *   and the others `compact` (the matching message alone); `detail: "full"`
+ *   gives every hit in full;
  * - scroll (`session_id` + `around_message_id`): a window centred on one
  *   message; page by re-anchoring on the first or last id of a window (the
  *   boundary message appears in both windows);
  * - browse (no arguments): recent sessions in chronological order.
  *
- * Content comes back byte-for-byte from the database; no model is called.
- * Used by the `session_search` tool and `herald sessions search`.
+ * Browse and discovery leave out the sessions Herald runs for itself
+ * ({@link INTERNAL_SESSION_SOURCES}) unless `include_internal` is set. Times
+ * are ISO 8601 strings. Content comes back byte-for-byte from the database
+ * unless a size cap is given (the `session_search` tool caps at
+ * {@link MAX_SEARCH_RESULT_BYTES}): then long messages are cut (and marked
+ * `truncated`), and the least useful parts go first until the JSON fits.
+ * No model is called. Used by the `session_search` tool,
+ * `herald sessions search` and `/api/sessions/search`.
  *
  * @module
  */
 
 import { z } from "zod";
 import { ToolError } from "../tools/types.ts";
+import { fitSearchResult } from "./_fit.ts";
 import { toFtsQuery } from "./fts_query.ts";
+import { INTERNAL_SESSION_SOURCES } from "./sources.ts";
 import { MESSAGE_ROLES, type MessageRole, type SessionStore } from "./store.ts";
 import {
-  type DiscoveryHit,
+  browseSessionView,
   searchHitView,
-  type SearchMessage,
   searchMessageView,
+  type SessionSearchResult,
 } from "./views.ts";
 
-export type { DiscoveryHit, SearchMessage } from "./views.ts";
+export type {
+  BrowseSession,
+  CutResult,
+  DiscoveryHit,
+  HitDetail,
+  SearchMessage,
+  SessionSearchResult,
+} from "./views.ts";
 
 /** Messages on each side of a discovery match. */
 export const DISCOVERY_WINDOW = 5;
@@ -35,6 +52,8 @@ export const DISCOVERY_WINDOW = 5;
 export const BOOKEND_COUNT = 3;
 /** Default and largest scroll half-window. */
 export const SCROLL_WINDOW = 5;
+/** The most JSON (in UTF-8 bytes) the `session_search` tool hands the model at once. */
+export const MAX_SEARCH_RESULT_BYTES = 12 * 1024;
 const MAX_SCROLL_WINDOW = 20;
 const DEFAULT_DISCOVERY_LIMIT = 3;
 const MAX_DISCOVERY_LIMIT = 10;
@@ -42,6 +61,12 @@ const DEFAULT_BROWSE_LIMIT = 10;
 const MAX_BROWSE_LIMIT = 50;
 const DEFAULT_ROLES: readonly MessageRole[] = ["user", "assistant"];
 const BOOKEND_ROLES: readonly MessageRole[] = ["user", "assistant"];
+
+/** How much detail discovery gives: `adaptive` (the top hit full, the rest compact) or `full`. */
+export const SEARCH_DETAILS = ["adaptive", "full"] as const;
+
+/** One of {@link SEARCH_DETAILS}. */
+export type SearchDetail = typeof SEARCH_DETAILS[number];
 
 /** Arguments of the `session_search` tool. */
 export const SessionSearchArgs = z.object({
@@ -66,10 +91,26 @@ export const SessionSearchArgs = z.object({
   window: z.number().optional().describe(
     "Scroll: messages on each side of the anchor (default 5, max 20).",
   ),
+  detail: z.enum(SEARCH_DETAILS).optional().describe(
+    "Discovery: adaptive (default: the top hit with the messages around it and the session's first and last exchanges, the others with the matching message only) or full (every hit in full).",
+  ),
+  include_internal: z.boolean().optional().describe(
+    `Browse and discovery: also show sessions Herald ran for itself (${
+      INTERNAL_SESSION_SOURCES.join(", ")
+    }); hidden by default.`,
+  ),
 });
 
 /** Parsed arguments of a session search. */
 export type SessionSearchInput = z.infer<typeof SessionSearchArgs>;
+
+/** Options of {@link searchSessions} that are not the searcher's arguments. */
+export interface SearchSessionsOptions {
+  /** The caller's live session, never returned as a hit nor listed. */
+  currentSessionId?: string;
+  /** Cut the result until its JSON takes at most this many UTF-8 bytes (no cap without it). */
+  maxBytes?: number;
+}
 
 function clamp(value: number | undefined, fallback: number, max: number): number {
   if (value === undefined || !Number.isFinite(value)) return fallback;
@@ -117,32 +158,6 @@ function requireSession(store: SessionStore, id: string) {
   return session;
 }
 
-/** What a session search returns, by shape. */
-export type SessionSearchResult =
-  | { shape: "discovery"; query: string | undefined; count: number; results: DiscoveryHit[] }
-  | {
-    shape: "scroll";
-    session_id: string;
-    around_message_id?: number;
-    messages: SearchMessage[];
-    messages_before: number;
-    messages_after: number;
-    at_start?: boolean;
-    at_end?: boolean;
-  }
-  | {
-    shape: "browse";
-    count: number;
-    sessions: {
-      id: string;
-      title: string | null;
-      source: string;
-      started_at: number;
-      ended_at: number | null;
-      message_count: number;
-    }[];
-  };
-
 /** The FTS5 query and roles of a discovery search, checked. */
 function discoveryTerms(input: SessionSearchInput): { ftsQuery: string; roles: MessageRole[] } {
   const ftsQuery = toFtsQuery(input.query ?? "");
@@ -155,6 +170,10 @@ function discoveryTerms(input: SessionSearchInput): { ftsQuery: string; roles: M
   return { ftsQuery, roles: parseRoles(input.role_filter) };
 }
 
+function hiddenSources(input: SessionSearchInput): readonly string[] {
+  return input.include_internal ? [] : INTERNAL_SESSION_SOURCES;
+}
+
 function discovery(
   store: SessionStore,
   input: SessionSearchInput,
@@ -163,6 +182,7 @@ function discovery(
   const { ftsQuery, roles } = discoveryTerms(input);
   const limit = clamp(input.limit, DEFAULT_DISCOVERY_LIMIT, MAX_DISCOVERY_LIMIT);
   const order = input.sort ?? "relevance";
+  const excludeSources = hiddenSources(input);
   // One hit per session: take ranked candidates until enough distinct sessions appear.
   const picked = new Map<string, { messageId: number; score: number }>();
   for (let candidates = 50 * limit;; candidates *= 10) {
@@ -171,6 +191,7 @@ function discovery(
       hits = store.searchHits(ftsQuery, {
         roles,
         excludeSessionId: currentSessionId,
+        excludeSources,
         order,
         candidates,
       });
@@ -187,16 +208,16 @@ function discovery(
     }
     if (picked.size === limit || hits.length < candidates || candidates >= 100_000) break;
   }
-  const results = [...picked].map(([sessionId, hit]) => {
+  const full = input.detail === "full";
+  const results = [...picked].map(([sessionId, hit], rank) => {
     const session = store.getSession(sessionId)!;
-    const window = store.messagesAround(
-      sessionId,
-      hit.messageId,
-      DISCOVERY_WINDOW,
-      DISCOVERY_WINDOW,
-    );
-    const bookends = store.bookends(sessionId, BOOKEND_COUNT, BOOKEND_ROLES);
-    return searchHitView(session, hit.messageId, window, bookends);
+    const detail = full || rank === 0 ? "full" : "compact";
+    const around = detail === "full" ? DISCOVERY_WINDOW : 0;
+    const window = store.messagesAround(sessionId, hit.messageId, around, around);
+    const bookends = detail === "full"
+      ? store.bookends(sessionId, BOOKEND_COUNT, BOOKEND_ROLES)
+      : { start: [], end: [] };
+    return searchHitView(session, hit.messageId, window, bookends, detail);
   });
   return { shape: "discovery", query: input.query, count: results.length, results };
 }
@@ -246,39 +267,37 @@ function browse(
   currentSessionId?: string,
 ): SessionSearchResult {
   const limit = clamp(input.limit, DEFAULT_BROWSE_LIMIT, MAX_BROWSE_LIMIT);
-  const recent = store.listSessions({ limit: limit + 1 })
+  const recent = store.listSessions({ limit: limit + 1, excludeSources: hiddenSources(input) })
     .filter((session) => session.id !== currentSessionId)
     .slice(0, limit);
   const ordered = input.sort === "newest" ? recent : recent.reverse();
-  return {
-    shape: "browse",
-    count: ordered.length,
-    sessions: ordered.map((session) => ({
-      id: session.id,
-      title: session.title,
-      source: session.source,
-      started_at: session.startedAt,
-      ended_at: session.endedAt,
-      message_count: session.messageCount,
-    })),
-  };
+  return { shape: "browse", count: ordered.length, sessions: ordered.map(browseSessionView) };
 }
 
 /**
  * Runs a session search. Bad input throws {@link ToolError} with a message
  * for the model; nothing else is thrown for user-caused problems.
  *
- * @param currentSessionId the caller's live session, never returned as a hit.
+ * @example
+ * ```ts
+ * const found = searchSessions(store, { query: "deploy" }, { maxBytes: MAX_SEARCH_RESULT_BYTES });
+ * ```
+ *
+ * @param options the caller's live session (never a hit) and the size cap.
  */
 export function searchSessions(
   store: SessionStore,
   input: SessionSearchInput,
-  currentSessionId?: string,
+  options: SearchSessionsOptions = {},
 ): SessionSearchResult {
+  const { currentSessionId, maxBytes } = options;
   const shape = shapeOf(input);
-  if (shape === "scroll") return scroll(store, input);
-  if (shape === "discovery") return discovery(store, input, currentSessionId);
-  return browse(store, input, currentSessionId);
+  const result = shape === "scroll"
+    ? scroll(store, input)
+    : shape === "discovery"
+    ? discovery(store, input, currentSessionId)
+    : browse(store, input, currentSessionId);
+  return maxBytes === undefined ? result : fitSearchResult(result, maxBytes);
 }
 
 /**

@@ -84,6 +84,8 @@ export interface ListSessionsOptions {
   limit?: number;
   offset?: number;
   source?: string;
+  /** Leave out sessions from these sources. */
+  excludeSources?: readonly string[];
 }
 
 /** A full-text match: which message, in which session, how well it ranks (lower is better). */
@@ -99,6 +101,8 @@ export interface SearchHitOptions {
   roles: readonly MessageRole[];
   /** Never return hits from this session (the caller's live conversation). */
   excludeSessionId?: string;
+  /** Never return hits from sessions of these sources. */
+  excludeSources?: readonly string[];
   /** Order: FTS5 rank (bm25), or by message id. */
   order: "relevance" | "newest" | "oldest";
   /** How many ranked index entries to consider before the role and session filters. */
@@ -117,7 +121,11 @@ export type UsageDelta = Partial<SessionCounters>;
 
 /** The per-profile session database. Every write is one immediate transaction. */
 export interface SessionStore {
-  /** Creates a session row and returns it. */
+  /**
+   * Creates a session row and returns it. A title another session already
+   * has (titles are unique per profile, ignoring ASCII case) gets ` #2`,
+   * ` #3`, ... appended.
+   */
   createSession(input: NewSession): SessionRecord;
   /** Returns a session, or `undefined` when there is none with that id. */
   getSession(id: string): SessionRecord | undefined;
@@ -125,8 +133,14 @@ export interface SessionStore {
   getSystemPrompt(id: string): string | null | undefined;
   /** Lists sessions, most recently started first. */
   listSessions(options?: ListSessionsOptions): SessionRecord[];
-  /** Sets the title and/or model of a session. Throws NotFoundError for an unknown id. */
+  /**
+   * Sets the title and/or model of a session. Throws NotFoundError for an
+   * unknown id, and SessionTitleTakenError (naming the other session) for a
+   * title another session has, ignoring ASCII case.
+   */
   updateSession(id: string, patch: { title?: string | null; model?: string | null }): SessionRecord;
+  /** The session with this title, ignoring ASCII case, or `undefined`. */
+  findSessionByTitle(title: string): SessionRecord | undefined;
   /** Marks a session ended. Throws NotFoundError for an unknown id. */
   endSession(id: string, reason: string, endedAt?: number): SessionRecord;
   /** Adds to the session's counters. Throws NotFoundError for an unknown id. */
@@ -135,6 +149,12 @@ export interface SessionStore {
   appendMessages(sessionId: string, messages: readonly NewMessage[]): StoredMessage[];
   /** Returns a session's messages in id order, optionally after an id and limited. */
   getMessages(sessionId: string, options?: { afterId?: number; limit?: number }): StoredMessage[];
+  /**
+   * Deletes a session's messages from `messageId` on (`/rollback` drops an
+   * exchange this way) in one transaction, lowering the message and tool-call
+   * counters; returns how many were deleted.
+   */
+  deleteMessagesFrom(sessionId: string, messageId: number): number;
   /**
    * Full-text search over message content. `ftsQuery` is FTS5 query syntax
    * (sanitise user text first). Throws StoreError for a query FTS5 rejects.

@@ -61,9 +61,10 @@ export interface SessionWithMessagesView {
 }
 
 /**
- * A message inside a search result. The keys are those of {@link MessageView};
- * empty tool fields are left out, because the agent's `session_search` tool
- * returns the same objects to the model and every token counts there.
+ * A message inside a search result. The keys are those of {@link MessageView},
+ * with the time as an ISO 8601 string; empty tool fields are left out,
+ * because the agent's `session_search` tool returns the same objects to the
+ * model and every token counts there.
  */
 export interface SearchMessage {
   id: number;
@@ -71,22 +72,89 @@ export interface SearchMessage {
   content: string | null;
   tool_name?: string;
   tool_calls?: unknown[];
-  timestamp: number;
+  /** When it was stored, ISO 8601 in UTC. */
+  timestamp: string;
+  /** Set when the content (or a tool call's arguments) was cut to fit the result's size cap. */
+  truncated?: true;
 }
+
+/**
+ * How much of a discovery hit is shown: `full` (the match with the messages
+ * around it and the session's first and last exchanges) or `compact` (the
+ * matching message alone).
+ */
+export type HitDetail = "full" | "compact";
 
 /** A search hit: one session found by discovery, with the match in context. */
 export interface DiscoveryHit {
   session_id: string;
   title: string | null;
   source: string;
-  started_at: number;
+  /** When the session started, ISO 8601 in UTC. */
+  started_at: string;
+  detail: HitDetail;
   match_message_id: number;
-  /** The window: up to 5 before, the match, up to 5 after. */
+  /** Full: up to 5 before, the match, up to 5 after. Compact: the match alone. */
   messages: SearchMessage[];
   messages_before: number;
   messages_after: number;
+  /** Full: the first 3 user and assistant messages. Compact: none. */
   bookend_start: SearchMessage[];
+  /** Full: the last 3 user and assistant messages. Compact: none. */
   bookend_end: SearchMessage[];
+}
+
+/** A session in a browse listing. */
+export interface BrowseSession {
+  id: string;
+  title: string | null;
+  source: string;
+  /** ISO 8601 in UTC. */
+  started_at: string;
+  /** ISO 8601 in UTC, or null while the session has not ended. */
+  ended_at: string | null;
+  message_count: number;
+}
+
+/** Set on a search result that was cut to fit its size cap. */
+export interface CutResult {
+  /** True when messages were shortened or parts left out to fit the size cap. */
+  truncated?: true;
+  /** How many hits (discovery) or sessions (browse) were left out to fit. */
+  omitted?: number;
+}
+
+/** What a session search returns, by shape (core/sessions/search.ts). */
+export type SessionSearchResult =
+  | (
+    & { shape: "discovery"; query: string | undefined; count: number; results: DiscoveryHit[] }
+    & CutResult
+  )
+  | (
+    & {
+      shape: "scroll";
+      session_id: string;
+      around_message_id?: number;
+      messages: SearchMessage[];
+      messages_before: number;
+      messages_after: number;
+      at_start?: boolean;
+      at_end?: boolean;
+    }
+    & CutResult
+  )
+  | ({ shape: "browse"; count: number; sessions: BrowseSession[] } & CutResult);
+
+/**
+ * Epoch milliseconds as an ISO 8601 string in UTC.
+ *
+ * @example
+ * ```ts
+ * isoTime(0); // "1970-01-01T00:00:00.000Z"
+ * ```
+ */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 /** The first user message of a session, whitespace folded and cut to {@link PREVIEW_CHARS}. */
@@ -153,27 +221,46 @@ export function searchMessageView(message: StoredMessage): SearchMessage {
     content: message.content,
     ...(message.toolName ? { tool_name: message.toolName } : {}),
     ...(message.toolCalls?.length ? { tool_calls: message.toolCalls } : {}),
-    timestamp: message.timestamp,
+    timestamp: isoTime(message.timestamp),
   };
 }
 
-/** The view of a discovery hit: the matched message's window and the session's bookends. */
+/**
+ * The view of a discovery hit: with `full` detail the matched message's
+ * window and the session's bookends, with `compact` the matched message alone.
+ */
 export function searchHitView(
   session: SessionRecord,
   matchMessageId: number,
   window: MessageWindow,
   bookends: { start: StoredMessage[]; end: StoredMessage[] },
+  detail: HitDetail = "full",
 ): DiscoveryHit {
+  const full = detail === "full";
   return {
     session_id: session.id,
     title: session.title,
     source: session.source,
-    started_at: session.startedAt,
+    started_at: isoTime(session.startedAt),
+    detail,
     match_message_id: matchMessageId,
-    messages: [...window.before, window.anchor!, ...window.after].map(searchMessageView),
-    messages_before: window.before.length,
-    messages_after: window.after.length,
-    bookend_start: bookends.start.map(searchMessageView),
-    bookend_end: bookends.end.map(searchMessageView),
+    messages: (full ? [...window.before, window.anchor!, ...window.after] : [window.anchor!])
+      .map(searchMessageView),
+    messages_before: full ? window.before.length : 0,
+    messages_after: full ? window.after.length : 0,
+    bookend_start: full ? bookends.start.map(searchMessageView) : [],
+    bookend_end: full ? bookends.end.map(searchMessageView) : [],
+  };
+}
+
+/** The view of a session in a browse listing. */
+export function browseSessionView(session: SessionRecord): BrowseSession {
+  return {
+    id: session.id,
+    title: session.title,
+    source: session.source,
+    started_at: isoTime(session.startedAt),
+    ended_at: session.endedAt === null ? null : isoTime(session.endedAt),
+    message_count: session.messageCount,
   };
 }

@@ -54,3 +54,37 @@ export class SkillNotFoundError extends HeraldError {
     );
   }
 }
+
+/** A name given to `skills reset` that no bundled skill has. */
+export class BundledSkillNotFoundError extends HeraldError {
+  /** Creates the error for `name`; `available` are the bundled skills' names. */
+  constructor(readonly skill: string, readonly available: readonly string[]) {
+    super(
+      "bundled_skill_not_found",
+      "not_found",
+      `No bundled skill is named "${skill}"; the bundled skills are: ${
+        available.join(", ") || "(none)"
+      }`,
+      { details: { skill } },
+    );
+  }
+}
+
+/** A bundled skill whose copy the user changed (or replaced with their own), kept unless asked. */
+export class BundledSkillModifiedError extends HeraldError {
+  /** Creates the error for skill `skill` at `dir`; `own` when it is the user's own skill. */
+  constructor(readonly skill: string, readonly dir: string, own: boolean) {
+    super(
+      "bundled_skill_modified",
+      "conflict",
+      `${
+        own
+          ? `Your own skill "${skill}" at ${dir} has the name of a bundled skill`
+          : `Skill "${skill}" at ${dir} was changed since Herald seeded it`
+      }; it was kept. Add --restore to replace it with the bundled version (${
+        own ? "your skill is deleted" : "your changes are lost"
+      })`,
+      { details: { skill, dir } },
+    );
+  }
+}

@@ -1,6 +1,6 @@
 /**
  * What the skill files of a profile report back when they are changed:
- * bundled-skill seeding and opting out, and saved bundles. Declared here so
+ * bundled-skill seeding, opting out and resetting, and saved bundles. Declared here so
  * the use cases (core/usecases/skills.ts, bundles.ts) can speak of them;
  * adapters/skills produces them.
  *
@@ -51,4 +51,32 @@ export interface SavedBundle {
   file: string;
   /** True when an existing bundle was replaced. */
   replaced: boolean;
+}
+
+/**
+ * How a profile's copy of one bundled skill stands against the version this
+ * Herald ships:
+ *
+ * - `current`: identical to the bundled version;
+ * - `outdated`: unchanged since it was seeded, but the bundled version is newer;
+ * - `modified`: changed by the user since it was seeded;
+ * - `deleted`: seeded, then deleted by the user (seeding never re-adds it);
+ * - `missing`: never seeded (the profile opted out, for example) and not there;
+ * - `user_owned`: a skill of the user's own by the same name, not seeded by Herald.
+ */
+export type BundledSkillState =
+  | "current"
+  | "outdated"
+  | "modified"
+  | "deleted"
+  | "missing"
+  | "user_owned";
+
+/** One bundled skill as found in a profile. */
+export interface BundledSkillStatus {
+  /** The bundled skill's name (its folder name). */
+  name: string;
+  /** Where the profile's copy is (or goes when restored). */
+  dir: string;
+  state: BundledSkillState;
 }

@@ -54,6 +54,29 @@ export function buildSkillMessage(doc: SkillDocument, userText: string): string 
   return [skillBlock(doc, header), ...userPart(userText)].join("\n\n") + "\n";
 }
 
+/**
+ * The one user message for several skills typed together
+ * (`/<skill> /<skill> [text]`): a header naming them in order, one block
+ * per skill in that order, then the user's text. A single document makes
+ * the same message as {@link buildSkillMessage}.
+ *
+ * @example
+ * ```ts
+ * const message = buildSkillsMessage([reviewDoc, testDoc], "fix issue #1");
+ * ```
+ */
+export function buildSkillsMessage(docs: readonly SkillDocument[], userText: string): string {
+  if (docs.length === 1) return buildSkillMessage(docs[0], userText);
+  const names = docs.map((doc) => `"${doc.skill.name}" (/${doc.skill.slug})`).join(", ");
+  const header =
+    `[The user invoked ${docs.length} skills together, in this order: ${names}. Follow the instructions of each below for this request.]`;
+  const blocks = docs.map((doc, i) =>
+    `=== Skill ${i + 1} of ${docs.length}: ${doc.skill.name} (/${doc.skill.slug}) ===\n` +
+    skillBlock(doc, `[Loaded with the other skills the user invoked in this message.]`)
+  );
+  return [header, ...blocks, ...userPart(userText)].join("\n\n") + "\n";
+}
+
 /** What {@link buildBundleMessage} reports besides the loaded skills. */
 export interface BundleNotes {
   missing: readonly string[];

@@ -50,12 +50,22 @@ export interface HomeProfile {
 
 /** How a new profile is filled. */
 export interface NewProfile {
-  /** Copy from this existing profile: `config` (`--clone`) or everything but history (`--clone-all`). */
-  clone?: { from: string; mode: CloneMode };
+  /**
+   * Copy from this existing profile: `config` (`--clone`) or everything but
+   * history (`--clone-all`). The messaging platforms' secrets are left out
+   * of the copied `.env` unless `keepChannels` (`--clone-channels`).
+   */
+  clone?: { from: string; mode: CloneMode; keepChannels?: boolean };
   /** A user-authored description for `profile.yaml`. */
   description?: string;
   /** Seed the bundled skills (the default); false writes the opt-out marker instead. */
   bundledSkills?: boolean;
+}
+
+/** A profile just created, and what its making left out. */
+export interface CreatedHomeProfile extends HomeProfile {
+  /** Messaging secrets a clone left out of the copied `.env` (empty for a fresh profile). */
+  readonly strippedSecrets: readonly string[];
 }
 
 /** The root home and its profiles. */
@@ -76,7 +86,7 @@ export interface ProfileHome {
    * @throws ProfileNameError for an invalid or reserved name.
    * @throws ProfileExistsError when it exists already.
    */
-  create(name: string, profile: NewProfile): Promise<HomeProfile>;
+  create(name: string, profile: NewProfile): Promise<CreatedHomeProfile>;
   /**
    * Deletes a named profile and everything in it; clears the sticky default
    * when it named this profile.

@@ -8,6 +8,7 @@
  */
 
 import type {
+  BundledSkillStatus,
   BundleInput,
   SavedBundle,
   SeedReport,
@@ -46,6 +47,15 @@ export interface SkillLibrary {
   removeOptOut(): Promise<boolean>;
   /** Seeds the bundled skills (nothing while opted out). */
   seedBundled(): Promise<SeedReport>;
+  /** The names of the bundled skills this Herald ships, sorted. */
+  bundledSkillNames(): Promise<string[]>;
+  /** How the profile's copy of bundled skill `name` stands; undefined when none has that name. */
+  bundledSkillStatus(name: string): Promise<BundledSkillStatus | undefined>;
+  /**
+   * Puts the bundled version of `name` into the profile, replacing any copy,
+   * and records it as seeded; undefined when no bundled skill has that name.
+   */
+  restoreBundledSkill(name: string): Promise<{ name: string; dir: string } | undefined>;
   /**
    * Writes a bundle file.
    *

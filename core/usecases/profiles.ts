@@ -38,7 +38,7 @@ import {
   type ProfileView,
   profileView,
 } from "../profiles/views.ts";
-import type { CloneMode, HomeProfile, ProfileHome } from "./ports_home.ts";
+import type { CloneMode, CreatedHomeProfile, HomeProfile, ProfileHome } from "./ports_home.ts";
 
 /** Which profile the caller uses now, to mark it `active` in the views. */
 export interface ProfileSelection {
@@ -150,12 +150,15 @@ export interface CloneProfileOptions extends CreateProfileOptions {
   from: string;
   /** `config`: settings, secrets, persona, skills, memories; `all`: everything but history. */
   mode: CloneMode;
+  /** Keep the messaging platforms' secrets (bot tokens) in the copied `.env`. */
+  keepChannels?: boolean;
 }
 
 /**
  * Creates a named profile as a copy of another: its settings, secrets,
  * persona, skills and memories (`config`) or everything but its history
- * (`all`).
+ * (`all`). The messaging platforms' secrets (bot tokens) stay behind unless
+ * `keepChannels`, so the two profiles never serve the same bot.
  *
  * @throws ProfileNotFoundError when the source profile does not exist.
  * @throws ProfileNameError for an invalid or reserved name.
@@ -168,7 +171,7 @@ export async function cloneProfile(
 ): Promise<CreatedProfileView> {
   const source = await home.open(parseProfileSelector(options.from));
   const profile = await home.create(name, {
-    clone: { from: source.name, mode: options.mode },
+    clone: { from: source.name, mode: options.mode, keepChannels: options.keepChannels },
     description: options.description,
     bundledSkills: options.bundledSkills,
   });
@@ -177,7 +180,7 @@ export async function cloneProfile(
 
 async function createdView(
   home: ProfileHome,
-  profile: HomeProfile,
+  profile: CreatedHomeProfile,
   options: CreateProfileOptions,
   clone: CloneMode | null,
   clonedFrom: string | null,
@@ -188,6 +191,7 @@ async function createdView(
     clone,
     cloned_from: clonedFrom,
     bundled_skills: options.bundledSkills ?? true,
+    stripped_secrets: [...profile.strippedSecrets],
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The stored-session use cases: list, search, show, page through messages,
- * export and delete. Each is one function over a profile's
+ * rename, export and delete. Each is one function over a profile's
  * {@link SessionData} (its state database and the files beside it);
  * `herald sessions ...` and `/api/sessions...` call them and only render.
  * A profile without a state database has no sessions: reads never create it.
@@ -18,12 +18,14 @@
 import { HeraldError } from "../errors.ts";
 import { SessionNotFoundError } from "../sessions/errors.ts";
 import {
+  SEARCH_DETAILS,
   searchNoSessions,
   searchSessions,
   type SessionSearchInput,
   type SessionSearchResult,
 } from "../sessions/search.ts";
 import type { SessionRecord, SessionStore } from "../sessions/store.ts";
+import { parseSessionTitle } from "../sessions/titles.ts";
 import {
   type MessageView,
   messageView,
@@ -108,13 +110,19 @@ export interface SessionSearchRequest {
   role?: string;
   /** `relevance` (default), `newest` or `oldest`. */
   sort?: string;
+  /** `adaptive` (default: the top hit in full, the others compact) or `full`. */
+  detail?: string;
+  /** Also find sessions Herald ran for itself (INTERNAL_SESSION_SOURCES); hidden by default. */
+  includeInternal?: boolean;
 }
 
 /**
  * Finds stored messages: the same discovery search as the agent's
- * `session_search` tool, each hit with the messages around it.
+ * `session_search` tool (the top hit with the messages around it, the
+ * others compact unless `detail` is `full`; internal sessions hidden unless
+ * asked), without the tool's size cap.
  *
- * @throws HeraldError (usage) for a query with no words, a bad role or sort.
+ * @throws HeraldError (usage) for a query with no words, a bad role, sort or detail.
  */
 export async function searchStoredSessions(
   profile: ProfileContext,
@@ -129,6 +137,10 @@ export async function searchStoredSessions(
     sort: request.sort === undefined || request.sort === ""
       ? undefined
       : oneOf(request.sort, SESSION_SEARCH_SORTS, "The sort"),
+    detail: request.detail === undefined || request.detail === ""
+      ? undefined
+      : oneOf(request.detail, SEARCH_DETAILS, "The detail"),
+    include_internal: request.includeInternal ?? false,
   };
   return await profile.sessions.withStore((store) => {
     try {
@@ -221,6 +233,33 @@ export interface SessionExport extends SessionWithMessagesView {
  */
 export async function exportSession(profile: ProfileContext, id: string): Promise<SessionExport> {
   return { format: SESSION_EXPORT_FORMAT, ...(await showSession(profile, id)) };
+}
+
+/**
+ * Gives a session a title (`herald sessions rename`, `PATCH /api/sessions/:id`,
+ * and `/title` in a chat through the conversation). Titles are unique within
+ * the profile, ignoring ASCII case; surrounding whitespace is dropped.
+ *
+ * @example
+ * ```ts
+ * const view = await renameSession(profile, "ses_abc", "Fix the deploy");
+ * view.title; // "Fix the deploy"
+ * ```
+ *
+ * @throws SessionTitleInvalidError for an empty, multi-line or over-long title.
+ * @throws SessionTitleTakenError (naming the other session) for a title in use.
+ * @throws SessionNotFoundError when the profile has no such session.
+ */
+export async function renameSession(
+  profile: ProfileContext,
+  id: string,
+  title: string,
+): Promise<SessionView> {
+  const checked = parseSessionTitle(title);
+  return await profile.sessions.withStore((found) => {
+    const { store } = requireSession(profile, found, id);
+    return sessionView(store.updateSession(id, { title: checked }), store);
+  });
 }
 
 /** What {@link deleteSession} removed. */

@@ -1,6 +1,6 @@
 /**
- * The skill use cases: list the skills of a profile, show one, and opt out
- * of (or back into) the bundled skills Herald seeds. Each is one function
+ * The skill use cases: list the skills of a profile, show one, opt out of
+ * (or back into) the bundled skills Herald seeds, and reset one of them. Each is one function
  * over a profile's {@link SkillLibrary}; `herald skills ...` and
  * `/api/skills` call them and only render.
  *
@@ -15,6 +15,9 @@
  */
 
 import {
+  BundledSkillModifiedError,
+  BundledSkillNotFoundError,
+  type BundledSkillState,
   type CatalogWarning,
   findSkill,
   type SeedReportView,
@@ -192,4 +195,73 @@ export async function optInToBundledSkills(
   await library.removeOptOut();
   const seeded = options.sync ? seedReportView(await library.seedBundled()) : null;
   return { opted_out: false, was_opted_out: wasOut, seeded };
+}
+
+/** Options of {@link resetBundledSkill}. */
+export interface ResetSkillOptions {
+  /** Also replace a copy the user changed, or their own skill of the same name. */
+  restore?: boolean;
+  /**
+   * Asks a person before a changed copy is replaced (called only then);
+   * false cancels and nothing changes. It may throw to refuse (nobody to
+   * ask). Without it, nothing is asked.
+   */
+  confirm?: (skill: { name: string; dir: string; state: BundledSkillState }) => Promise<boolean>;
+}
+
+/** What resetting a bundled skill did (`skills reset --json`). */
+export interface ResetSkillView {
+  name: string;
+  dir: string;
+  /** How the profile's copy stood before. */
+  previous_state: BundledSkillState;
+  /**
+   * `restored`: the bundled version was put back (it was deleted, never
+   * seeded, or replaced with --restore); `updated`: an unchanged copy of an
+   * older version was updated; `unchanged`: it already was the bundled version.
+   */
+  action: "restored" | "updated" | "unchanged";
+}
+
+/**
+ * Brings a bundled skill back into the profile: one the user deleted (or
+ * that was never seeded) is copied again, an unchanged copy of an older
+ * version is updated. A copy the user changed (or their own skill of the
+ * same name) is replaced only with `restore`, after `confirm`. The skill is
+ * recorded as seeded again, so later releases update it. Returns undefined
+ * when `confirm` said no (nothing changed).
+ *
+ * @example
+ * ```ts
+ * const reset = await resetBundledSkill(library, "code-review");
+ * reset?.action; // "restored"
+ * ```
+ *
+ * @throws BundledSkillNotFoundError when no bundled skill has that name.
+ * @throws BundledSkillModifiedError for a changed copy without `restore`.
+ */
+export async function resetBundledSkill(
+  library: SkillLibrary,
+  name: string,
+  options: ResetSkillOptions = {},
+): Promise<ResetSkillView | undefined> {
+  const status = await library.bundledSkillStatus(name);
+  if (!status) throw new BundledSkillNotFoundError(name, await library.bundledSkillNames());
+  const view = (action: ResetSkillView["action"], dir = status.dir): ResetSkillView => ({
+    name: status.name,
+    dir,
+    previous_state: status.state,
+    action,
+  });
+  if (status.state === "current") return view("unchanged");
+  const changed = status.state === "modified" || status.state === "user_owned";
+  if (changed) {
+    if (!options.restore) {
+      throw new BundledSkillModifiedError(status.name, status.dir, status.state === "user_owned");
+    }
+    if (options.confirm && !(await options.confirm(status))) return undefined;
+  }
+  const restored = await library.restoreBundledSkill(status.name);
+  if (!restored) throw new BundledSkillNotFoundError(name, await library.bundledSkillNames());
+  return view(status.state === "outdated" ? "updated" : "restored", restored.dir);
 }

@@ -1,28 +1,42 @@
 /**
  * `/api/sessions`: the profile's stored sessions: list, full-text search
- * (the same search as the agent's `session_search` tool), one session, its
- * messages page by page, and delete (rows, transcript and request dumps).
+ * (the same search as the agent's `session_search` tool, without its size
+ * cap), one session, its messages page by page, a new title (`PATCH`), and
+ * delete (rows, transcript and request dumps).
  * The work is core's (core/usecases/sessions.ts); a profile without a state
  * database simply has no sessions yet.
  *
  * @module
  */
 
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { z } from "zod";
 import {
   deleteSession,
   listSessions,
+  renameSession,
   searchStoredSessions,
   sessionMessagesPage,
   sessionSummary,
 } from "../../core/usecases/sessions.ts";
 import type { ServerDeps } from "../deps.ts";
 import { scopedBody, scopedContext } from "../profile_scope.ts";
+import { ApiError } from "../errors.ts";
 import { intQuery } from "../_input.ts";
 
 /** `DELETE /api/sessions/:id`: an optional body, which may name the profile. */
 const DeleteBody = z.looseObject({});
+
+/** `PATCH /api/sessions/:id`: the new title (and optionally the profile). */
+const PatchBody = z.looseObject({ title: z.string() });
+
+/** A yes/no query parameter (`1`, `true`, `0`, `false`), false when absent. */
+function flagQuery(c: Context, name: string): boolean {
+  const raw = c.req.query(name)?.trim().toLowerCase();
+  if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
+  if (raw === "1" || raw === "true") return true;
+  throw new ApiError(400, "bad_request", `?${name} must be true or false; got "${raw}"`);
+}
 
 /** Registers the sessions routes. */
 export function registerSessionsRoutes(app: Hono, deps: ServerDeps): void {
@@ -42,6 +56,8 @@ export function registerSessionsRoutes(app: Hono, deps: ServerDeps): void {
       limit: intQuery(c, "limit", 3, { min: 1, max: 10 }),
       role: c.req.query("role")?.trim() || undefined,
       sort: c.req.query("sort"),
+      detail: c.req.query("detail"),
+      includeInternal: flagQuery(c, "include_internal"),
     });
     return c.json({ profile: profile.name, ...result });
   });
@@ -63,6 +79,12 @@ export function registerSessionsRoutes(app: Hono, deps: ServerDeps): void {
       order: c.req.query("order"),
     });
     return c.json({ profile: profile.name, session_id: id, limit, offset, ...page });
+  });
+
+  app.patch("/api/sessions/:id", async (c) => {
+    const { profile, body } = await scopedBody(c, deps, PatchBody);
+    const session = await renameSession(profile, c.req.param("id"), body.title);
+    return c.json({ profile: profile.name, session });
   });
 
   app.delete("/api/sessions/:id", async (c) => {

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { captureOutput, run } from "../../cli/app.ts";
 import type { Terminal } from "../../cli/context.ts";
+import { listBundledSkills } from "../../adapters/skills/mod.ts";
 import { startModelServer } from "../fakes/model_server.ts";
 import { tempDir } from "../_helpers.ts";
 
@@ -294,7 +295,8 @@ Deno.test("list and show report descriptions, skill counts and which profile is 
   const list = await heraldJson(home.path, "-p", "work", "profile", "list");
   assert.deepEqual(
     list.map((p: Record<string, unknown>) => [p.name, p.active, p.sticky, p.skill_count]),
-    [["default", false, false, 0], ["work", true, false, 2]],
+    // The root home existed but was never seeded: its first use seeded it.
+    [["default", false, false, (await listBundledSkills()).length], ["work", true, false, 2]],
   );
   assert.equal(list[1].description, "Work.");
   const shown = await heraldJson(home.path, "profile", "show", "work");

@@ -113,7 +113,7 @@ Deno.test("sessions list, show, export and search --json print the same objects 
   assert.deepEqual(found, searched);
   const hits = searched.results as Json[];
   assert.deepEqual(hits.map((hit) => hit.session_id).sort(), [chat, groceries].sort());
-  assert.equal(hits.find((hit) => hit.session_id === chat)!.started_at, 1_000);
+  assert.equal(hits.find((hit) => hit.session_id === chat)!.started_at, "1970-01-01T00:00:01.000Z");
 
   assert.deepEqual(camelKeys({ list, shown, exported, found }), []);
 });

@@ -422,3 +422,152 @@ Deno.test("the agent cannot write credentials, secrets or Herald's home, nor out
   assert.equal(await Deno.readTextFile(join(heraldHome, "config.yaml")), before);
   await assert.rejects(Deno.stat(outside), Deno.errors.NotFound);
 });
+
+/** Asserts a request sends every tool result after its call and every call with its result. */
+function assertNoOrphans(request: { body: unknown }, label: string): void {
+  const open = new Set<string>();
+  type Sent = Body["messages"][number] & { tool_call_id?: string };
+  for (const message of body(request).messages as Sent[]) {
+    if (message.role === "tool") {
+      assert.ok(open.delete(String(message.tool_call_id)), `${label}: orphan tool result`);
+      continue;
+    }
+    assert.equal(open.size, 0, `${label}: tool calls without results`);
+    for (const call of (message.tool_calls ?? []) as { id: string }[]) open.add(call.id);
+  }
+  assert.equal(open.size, 0, `${label}: tool calls without results`);
+}
+
+Deno.test("a session that outgrows its context is compressed, keeps its id, and its early text stays findable", async () => {
+  await using home = await tempDir();
+  await using work = await tempDir();
+  await Deno.writeTextFile(join(work.path, "notes.txt"), "ship it on friday\n");
+  // The usage the scripted model reports grows past half of a 20,000-token window.
+  await using server = await startModelServer({
+    replies: [
+      { text: "Noted.", usage: { input: 3_000, output: 10 } },
+      {
+        toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }],
+        usage: { input: 3_200, output: 10 },
+      },
+      { text: "The notes say: ship it on friday.", usage: { input: 5_000, output: 10 } },
+      { toolCalls: [{ name: "todo", arguments: {} }], usage: { input: 6_000, output: 10 } },
+      { text: "Nothing pending.", usage: { input: 10_500, output: 10 } },
+      { text: "## Goal\nShip on friday.\n## Next Steps\nShip." },
+      { text: "Ship it." },
+    ],
+  });
+  await configureModel(
+    home.path,
+    server.openaiBaseUrl,
+    "  context_length: 20000\ncompression:\n  protect_first: 2\n  protect_last: 2\n",
+  );
+  const lines = [
+    "Remember the plan.",
+    "Read notes.txt; the code word is flamingo.",
+    "Check the todo list.",
+    "What now?",
+  ];
+  const run = await runHerald({
+    args: ["chat"],
+    home: home.path,
+    cwd: work.path,
+    stdin: lines.map((line) => `${line}\n`).join(""),
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stderr,
+    /^herald: Context compressed: 7 earlier messages are now a summary \(about [\d,]+ → [\d,]+ tokens\); the full history stays stored\.$/m,
+  );
+  assert.match(run.stdout, /Ship it\.\n$/);
+  assert.equal(server.requests.length, 7);
+
+  const store = openStateStore(join(home.path, "state.db"));
+  let sessionId: string;
+  let codeWordMessage: number;
+  try {
+    const sessions = store.listSessions();
+    assert.equal(sessions.length, 1);
+    sessionId = sessions[0].id;
+    const messages = store.getMessages(sessionId);
+    assert.equal(messages.length, 12, "every message stays stored");
+    codeWordMessage = messages.find((m) => m.content === lines[1])!.id;
+  } finally {
+    store.close();
+  }
+
+  // The summary request covers the middle; the next request is head, note and tail.
+  const summary = body(server.requests[5]);
+  assert.equal(summary.tools, undefined);
+  assert.match(String(summary.messages[1].content), /code word is flamingo/);
+  const compacted = body(server.requests[6]).messages;
+  assert.deepEqual(compacted.map((m) => m.role), [
+    "system",
+    "user",
+    "assistant",
+    "user",
+    "assistant",
+    "user",
+  ]);
+  assert.deepEqual([compacted[1].content, compacted[4].content, compacted[5].content], [
+    lines[0],
+    "Nothing pending.",
+    lines[3],
+  ]);
+  assert.match(String(compacted[3].content), /^\[Context compaction\] 7 earlier messages/);
+  assert.ok(String(compacted[3].content).includes(`stored in session ${sessionId}`));
+
+  // Resumed, the session sends the checkpoint, and session_search reads the summarised text.
+  server.enqueue(
+    {
+      toolCalls: [{
+        name: "session_search",
+        arguments: { session_id: sessionId, around_message_id: codeWordMessage, window: 1 },
+      }],
+    },
+    { text: "The code word was flamingo." },
+  );
+  const resumed = await runHerald({
+    args: ["chat", "--resume", sessionId],
+    home: home.path,
+    cwd: work.path,
+    stdin: "What was the code word?\n",
+  });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, /The code word was flamingo\./);
+  assert.equal(server.requests.length, 9);
+  const afterResume = body(server.requests[7]).messages;
+  assert.deepEqual(
+    afterResume.slice(0, 4).map((m) => m.content),
+    compacted.slice(0, 4).map((m) => m.content),
+  );
+  const [found] = toolResults(server.requests[8]);
+  const scrolled = found as { session_id: string; messages: { content: string }[] };
+  assert.equal(scrolled.session_id, sessionId);
+  assert.ok(scrolled.messages.some((m) => m.content === lines[1]), JSON.stringify(found));
+  server.requests.forEach((request, i) => assertNoOrphans(request, `request ${i + 1}`));
+});
+
+Deno.test("chat -q stops a turn whose tool call keeps failing the same way, and says so", async () => {
+  await using home = await tempDir();
+  await using work = await tempDir();
+  const again = { toolCalls: [{ name: "read_file", arguments: { path: "missing.txt" } }] };
+  await using server = await startModelServer({
+    replies: [again, again, again, { text: "never asked" }],
+  });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const run = await runHerald({
+    args: ["chat", "-q", "read it", "--json"],
+    home: home.path,
+    cwd: work.path,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const printed = JSON.parse(run.stdout);
+  assert.equal(printed.stopped, "tool_loop");
+  assert.match(
+    printed.response,
+    /Stopped: the read_file call failed the same way 3 times in a row/,
+  );
+  assert.equal(server.requests.length, 3);
+  assert.equal(server.pendingReplies, 1);
+});

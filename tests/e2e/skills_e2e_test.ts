@@ -217,7 +217,12 @@ Deno.test("skills list notes a skill hidden by a built-in command and skips othe
   });
   const run = await runHerald({ args: ["skills", "list", "--json"], home: home.path });
   assert.equal(run.code, 0, run.stderr);
-  const rows = JSON.parse(run.stdout) as { slug: string; command: string | null; note: string }[];
+  const rows = (JSON.parse(run.stdout) as {
+    slug: string;
+    command: string | null;
+    note: string;
+    origin: string;
+  }[]).filter((row) => row.origin === "user"); // the home was seeded on first use too
   assert.deepEqual(rows.map((r) => [r.slug, r.command]), [["fine", "/fine"], ["help", null]]);
   assert.match(rows[1].note, /taken by a built-in command/);
   const shown = await runHerald({ args: ["skills", "show", "fine"], home: home.path });
@@ -238,7 +243,9 @@ Deno.test("skills opt-out --remove --yes deletes exactly the unmodified bundled 
     home: home.path,
   });
   assert.equal(seeded.code, 0, seeded.stderr);
-  const bundled = JSON.parse(seeded.stdout).seeded.added as string[];
+  // The home was seeded on first use (just before opt-in ran), so --sync finds it up to date.
+  const { added, unchanged } = JSON.parse(seeded.stdout).seeded;
+  const bundled = [...added, ...unchanged] as string[];
   assert.ok(bundled.includes("kanban-worker") && bundled.includes("code-review"), seeded.stdout);
   const review = join(home.path, "skills", "software-development", "code-review", "SKILL.md");
   await Deno.writeTextFile(review, skillMd("code-review", "My house rules."));

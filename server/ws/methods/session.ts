@@ -5,8 +5,11 @@
  * (core/agent/conversation.ts) over the profile's agent runtime, opened
  * exactly as `herald chat` opens one, so slash commands and their outcomes
  * are handled there; this module only maps calls to it and its results and
- * progress to the client. A turn streams `message.delta`, `tool.start` and
- * `tool.complete`, and ends with `message.complete` or `message.error`.
+ * progress to the client. A turn opens with `message.start {session_key,
+ * session_id}` (before anything else of it), streams `message.delta`, `tool.start` and
+ * `tool.complete`, and ends with `message.complete` or `message.error`; a
+ * context compression or a warning during it (an unknown context length, a
+ * tool loop) arrives as `notice {level, code, session_key, message}`.
  *
  * @module
  */
@@ -137,6 +140,9 @@ async function send(state: GatewayState, entry: GatewaySession, text: string) {
   const key = entry.key;
   const result: ConversationResult = await entry.conversation.input(text, {
     onEvent: (event) => onEvent(state, key, event),
+    // Before the turn's first event, so a client can open the answer's bubble.
+    onTurnStart: (sessionId) =>
+      state.notify("message.start", { session_key: key, session_id: sessionId }),
     onTurnError: (error, sessionId) => {
       state.notify("message.error", {
         session_key: key,
@@ -153,7 +159,12 @@ async function send(state: GatewayState, entry: GatewaySession, text: string) {
     case "new_session":
       return { kind: result.kind, text: result.text };
     case "set_model":
-      return { kind: "set_model", model: result.model, text: result.text };
+      return {
+        kind: "set_model",
+        model: result.model,
+        ...(result.provider ? { provider: result.provider } : {}),
+        text: result.text,
+      };
     case "exit":
       state.sessions.delete(key);
       return {
@@ -173,6 +184,8 @@ function completed(state: GatewayState, key: string, result: TurnResult) {
     tool_calls: result.toolCalls,
     aborted: result.aborted,
     hit_max_turns: result.hitMaxTurns,
+    // Only when something ended the turn early (the loop guard on an unattended session).
+    ...(result.stopped ? { stopped: result.stopped.code } : {}),
   };
   state.notify("message.complete", { session_key: key, ...complete });
   return complete;
@@ -199,6 +212,22 @@ function onEvent(state: GatewayState, key: string, event: AgentEvent): void {
         ok: event.ok,
         summary: event.summary,
         duration_ms: Math.round(event.durationMs),
+      });
+      break;
+    case "compressed":
+      state.notify("notice", {
+        level: "info",
+        code: "compressed",
+        session_key: key,
+        message: event.message,
+      });
+      break;
+    case "notice":
+      state.notify("notice", {
+        level: event.level,
+        code: event.code,
+        session_key: key,
+        message: event.message,
       });
       break;
     default:

@@ -1,15 +1,18 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  bundledSetHash,
   bundledSkillsDir,
   createSkillCatalog,
   hashSkillDir,
   listBundledSkills,
   OPT_OUT_MARKER,
   readManifest,
+  readSeededSet,
   removeUnmodifiedBundledSkills,
   seedBundledSkills,
   seedSkillsFrom,
+  syncBundledSkills,
   trackedSkills,
 } from "../../../adapters/skills/mod.ts";
 import { parseSkill } from "../../../core/skills/mod.ts";
@@ -182,4 +185,23 @@ Deno.test("a skill that cannot be copied is reported and the others are still se
   assert.deepEqual(report.failed, ["gamma"]);
   assert.match(report.notes.join("\n"), /Could not copy the bundled skill "gamma"/);
   assert.ok(!(await readManifest(home.path)).has("gamma"));
+});
+
+Deno.test("syncing seeds a set the profile has not seen, once, and again when the set changes", async () => {
+  await using source = await tempDir();
+  await using home = await tempDir();
+  await bundledSet(source.path);
+  const first = await syncBundledSkills(home.path, source.path);
+  assert.deepEqual(first?.added, ["alpha", "beta", "gamma"]);
+  assert.equal(await readSeededSet(home.path), await bundledSetHash(source.path));
+  assert.equal(await syncBundledSkills(home.path, source.path), undefined, "up to date");
+
+  await writeTree(source.path, { "dev/alpha/SKILL.md": skillMd("alpha", "Version two.") });
+  const next = await syncBundledSkills(home.path, source.path);
+  assert.deepEqual(next?.updated, ["alpha"]);
+  assert.deepEqual(next?.unchanged, ["beta", "gamma"]);
+
+  await Deno.writeTextFile(join(home.path, OPT_OUT_MARKER), "");
+  await writeTree(source.path, { "dev/beta/SKILL.md": skillMd("beta", "Version two.") });
+  assert.equal(await syncBundledSkills(home.path, source.path), undefined, "opted out");
 });

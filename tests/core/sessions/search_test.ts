@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { searchSessions } from "../../../core/sessions/search.ts";
+import { MAX_SEARCH_RESULT_BYTES, searchSessions } from "../../../core/sessions/search.ts";
 import { createSessionSearchTool } from "../../../core/sessions/search_tool.ts";
 import type { NewMessage, SessionStore } from "../../../core/sessions/store.ts";
 import { ToolRegistry } from "../../../core/tools/registry.ts";
@@ -152,7 +152,7 @@ Deno.test("browse lists recent sessions in chronological order", async () => {
       id: "ses_1",
       title: "title ses_1",
       source: "cli",
-      started_at: 100,
+      started_at: "1970-01-01T00:00:00.100Z",
       ended_at: null,
       message_count: 1,
     });
@@ -167,7 +167,9 @@ Deno.test("the caller's own live session is never a hit, and each session appear
     seed(store, "ses_live", ["we talk about the axolotl", "the axolotl again"]);
     seed(store, "ses_old", ["an axolotl long ago", "and the axolotl twice"]);
     seed(store, "ses_older", ["axolotl", "x"]);
-    const result = discovery(searchSessions(store, { query: "axolotl", limit: 5 }, "ses_live"));
+    const result = discovery(
+      searchSessions(store, { query: "axolotl", limit: 5 }, { currentSessionId: "ses_live" }),
+    );
     assert.deepEqual(result.results.map((r) => r.session_id).sort(), ["ses_old", "ses_older"]);
   });
 });
@@ -249,5 +251,149 @@ Deno.test("bad input is a tool error the model can read, never an exception or F
     );
     assert.equal(outcome.ok, false);
     assert.match(outcome.content, /"code":"unknown_session"/);
+  });
+});
+
+Deno.test("adaptive discovery gives the top hit in full and the others compact; detail full gives all", async () => {
+  await withStore((store) => {
+    for (const [i, id] of ["ses_a", "ses_b", "ses_c"].entries()) {
+      const contents = filler(12, id);
+      contents[6] = `the okapi ${"okapi ".repeat(3 - i)}is here`;
+      seed(store, id, contents, 1_000 * (i + 1));
+    }
+    const adaptive = discovery(searchSessions(store, { query: "okapi" }));
+    assert.equal(adaptive.count, 3);
+    const [top, ...rest] = adaptive.results;
+    assert.equal(top.detail, "full");
+    assert.equal(top.messages.length, 11);
+    assert.equal(top.bookend_start.length, 3);
+    for (const hit of rest) {
+      assert.equal(hit.detail, "compact");
+      assert.deepEqual(hit.messages.map((m) => m.id), [hit.match_message_id]);
+      assert.match(hit.messages[0].content!, /okapi/);
+      assert.deepEqual([hit.messages_before, hit.messages_after], [0, 0]);
+      assert.deepEqual([hit.bookend_start, hit.bookend_end], [[], []]);
+    }
+    const full = discovery(searchSessions(store, { query: "okapi", detail: "full" }));
+    assert.deepEqual(full.results.map((hit) => hit.detail), ["full", "full", "full"]);
+    assert.ok(full.results.every((hit) => hit.messages.length === 11));
+  });
+});
+
+Deno.test("search results show times as ISO strings", async () => {
+  await withStore((store) => {
+    const ids = seed(
+      store,
+      "ses_t",
+      ["the ibis flies", "so it does"],
+      Date.UTC(2025, 0, 2, 3, 4, 5),
+    );
+    store.endSession("ses_t", "exit", Date.UTC(2025, 0, 2, 4, 0, 0));
+    const [hit] = discovery(searchSessions(store, { query: "ibis" })).results;
+    assert.equal(hit.started_at, "2025-01-02T03:04:05.000Z");
+    assert.equal(hit.messages[0].timestamp, "2025-01-02T03:04:05.000Z");
+    assert.equal(hit.messages[1].timestamp, "2025-01-02T03:04:05.001Z");
+    const window = scroll(
+      searchSessions(store, { session_id: "ses_t", around_message_id: ids[1] }),
+    );
+    assert.equal(window.messages[1].timestamp, "2025-01-02T03:04:05.001Z");
+    const listed = searchSessions(store, {});
+    assert.ok(listed.shape === "browse");
+    assert.deepEqual([listed.sessions[0].started_at, listed.sessions[0].ended_at], [
+      "2025-01-02T03:04:05.000Z",
+      "2025-01-02T04:00:00.000Z",
+    ]);
+  });
+});
+
+Deno.test("internal sessions (subagent, tool, kanban, cron) are hidden from browse and discovery unless asked", async () => {
+  await withStore((store) => {
+    const sources = ["cli", "subagent", "tool", "kanban", "cron", "telegram"];
+    sources.forEach((source, i) => {
+      store.createSession({ id: `ses_${source}`, source, startedAt: 100 + i });
+      store.appendMessages(`ses_${source}`, [{
+        role: "user",
+        content: `the heron from ${source}`,
+      }]);
+    });
+    const found = discovery(searchSessions(store, { query: "heron", limit: 10 }));
+    assert.deepEqual(found.results.map((hit) => hit.source).sort(), ["cli", "telegram"]);
+    const all = discovery(
+      searchSessions(store, { query: "heron", limit: 10, include_internal: true }),
+    );
+    assert.deepEqual(all.results.map((hit) => hit.source).sort(), [...sources].sort());
+
+    const browsed = searchSessions(store, { limit: 50 });
+    assert.ok(browsed.shape === "browse");
+    assert.deepEqual(browsed.sessions.map((s) => s.source), ["cli", "telegram"]);
+    const everything = searchSessions(store, { limit: 50, include_internal: true });
+    assert.ok(everything.shape === "browse");
+    assert.deepEqual(everything.sessions.map((s) => s.source), sources);
+
+    // An internal session is still read when asked for by id.
+    const read = scroll(searchSessions(store, { session_id: "ses_cron" }));
+    assert.equal(read.messages[0].content, "the heron from cron");
+  });
+});
+
+Deno.test("the session_search tool caps its answer at 12 KB and marks what it cut", async () => {
+  await withStore(async (store) => {
+    const huge = (tag: string) => `${tag} ${"lorem ipsum dolor sit amet ".repeat(800)}`;
+    for (const id of ["ses_1", "ses_2", "ses_3", "ses_4", "ses_5"]) {
+      const contents = Array.from({ length: 14 }, (_, i) => huge(`${id}-${i}`));
+      contents[7] = `the pangolin ${huge(id)}`;
+      seed(store, id, contents);
+    }
+    const tools = new ToolRegistry([createSessionSearchTool(store)]);
+    const context = {
+      sessionId: "ses_live",
+      cwd: "/",
+      home: "/",
+      signal: new AbortController().signal,
+      approve: () => Promise.resolve(false),
+    };
+    const call = (args: unknown) =>
+      tools.execute({ id: "c", name: "session_search", arguments: JSON.stringify(args) }, context);
+
+    const found = await call({ query: "pangolin", limit: 5 });
+    assert.equal(found.ok, true, found.content);
+    assert.ok(new TextEncoder().encode(found.content).length <= MAX_SEARCH_RESULT_BYTES);
+    const result = JSON.parse(found.content);
+    assert.equal(result.truncated, true);
+    const [top] = result.results;
+    assert.equal(top.detail, "full");
+    const match = top.messages.find((m: { id: number }) => m.id === top.match_message_id);
+    assert.match(match.content, /^the pangolin/);
+    assert.equal(match.truncated, true);
+    assert.ok(result.count >= 1 && result.count + (result.omitted ?? 0) === 5);
+
+    const window = JSON.parse((await call({ session_id: "ses_2", window: 20 })).content);
+    assert.ok(JSON.stringify(window).length <= MAX_SEARCH_RESULT_BYTES);
+    assert.equal(window.truncated, true);
+    assert.ok(window.messages.some((m: { id: number }) => m.id === window.around_message_id));
+
+    // Uncapped, the same search is the stored text exactly (herald sessions search, the API).
+    const [whole] = discovery(searchSessions(store, { query: "pangolin" })).results;
+    assert.ok(whole.messages.every((m) => m.truncated === undefined));
+    assert.ok(JSON.stringify(whole).length > MAX_SEARCH_RESULT_BYTES);
+  });
+});
+
+Deno.test("a browse listing that would pass the cap leaves out the oldest sessions", async () => {
+  await withStore((store) => {
+    for (let i = 0; i < 50; i++) {
+      store.createSession({
+        id: `ses_${String(i).padStart(3, "0")}`,
+        source: "cli",
+        title: `${"a long title ".repeat(7)}${i}`,
+        startedAt: 1_000 + i,
+      });
+    }
+    const result = searchSessions(store, { limit: 50 }, { maxBytes: 4_096 });
+    assert.ok(result.shape === "browse");
+    assert.ok(JSON.stringify(result).length <= 4_096);
+    assert.equal(result.truncated, true);
+    assert.equal(result.count + result.omitted!, 50);
+    assert.equal(result.sessions.at(-1)!.id, "ses_049", "the newest session is kept");
   });
 });

@@ -25,6 +25,7 @@ import {
   useProfile,
 } from "../../../core/usecases/profiles.ts";
 import { openProfileHome } from "../../../adapters/home/mod.ts";
+import { listBundledSkills } from "../../../adapters/skills/mod.ts";
 import { startModelServer } from "../../fakes/model_server.ts";
 import { tempDir } from "../../_helpers.ts";
 import { exists, skillMd, writeTree } from "../../adapters/skills/_write.ts";
@@ -51,6 +52,7 @@ Deno.test("a fresh profile and clones of another are created with their origin i
     clone: null,
     cloned_from: null,
     bundled_skills: false,
+    stripped_secrets: [],
   });
   assert.ok(await exists(join(fresh.home, ".no-bundled-skills")));
 
@@ -100,7 +102,14 @@ Deno.test("list and show mark the active and sticky profiles and carry a corrupt
   const rows = await listProfiles(home, { active: "default" });
   assert.deepEqual(
     rows.map((row) => [row.name, row.active, row.sticky, row.skill_count, row.description]),
-    [["default", true, false, 0, ""], ["work", false, true, 2, "Work."]],
+    // The root home existed but was never seeded: creating "work" seeded it.
+    [["default", true, false, (await listBundledSkills()).length, ""], [
+      "work",
+      false,
+      true,
+      2,
+      "Work.",
+    ]],
   );
   assert.equal(rows[0].warnings.length, 1);
   assert.ok(rows[0].warnings[0].startsWith(join(root.path, "profile.yaml")));
