@@ -237,7 +237,7 @@ export async function exportSession(profile: ProfileContext, id: string): Promis
 
 /**
  * Gives a session a title (`herald sessions rename`, `PATCH /api/sessions/:id`,
- * and `/title` in a chat through the conversation). Titles are unique within
+ * and, by the same store rule, `/title` in a chat). Titles are unique within
  * the profile, ignoring ASCII case; surrounding whitespace is dropped.
  *
  * @example

@@ -15,22 +15,33 @@
  * - `session.start {profile?, resume?}` → `{session_key, session_id, profile, provider, model}`;
  *   `session_id` is null until the first message of a new session is stored.
  * - `session.send {session_key, text}` → one of
- *   `{kind: "turn", session_id, response, tool_calls, aborted, hit_max_turns}` (after the turn),
- *   `{kind: "reply", text}`, `{kind: "set_model", model, text}`, `{kind: "new_session", text}`,
+ *   `{kind: "turn", session_id, response, tool_calls, aborted, hit_max_turns, stopped?}` (after
+ *   the turn), `{kind: "reply", text}`, `{kind: "set_model", model, provider?, text}` (`provider`
+ *   when the switch named one), `{kind: "new_session", text}`,
  *   `{kind: "exit", text, session_id, deleted}` (the session is closed; `--delete` deletes it).
  * - `session.interrupt {session_key}` → `{interrupted}`; the partial turn stays stored.
  * - `session.close {session_key, delete?}` → `{closed: true, session_id, deleted}`.
  * - `commands.catalog {session_key?, profile?, prefix?}` → `{commands: [{name, description, kind, marker}]}`.
  * - `setup.runtime_check {profile?}` → `{ready, provider, model, reason?}`.
  * - `approval.respond {id, choice: once|session|always|deny}` → `{ok: true}`.
+ * - `events.subscribe {profile?, types?, session_id?}` → `{subscription_id}`; the server's
+ *   event bus, seen as `event` notifications (server/ws/methods/events.ts).
+ * - `events.unsubscribe {subscription_id}` → `{unsubscribed}`.
  *
- * Notifications (server → client): `message.delta {session_key, text}`,
+ * Notifications (server → client):
+ * `message.start {session_key, session_id}` (a turn begins, before its first delta),
+ * `message.delta {session_key, text}`,
  * `tool.start {session_key, tool_call_id, name, arguments}`,
  * `tool.complete {session_key, tool_call_id, name, ok, summary, duration_ms}`,
- * `message.complete {session_key, session_id, response, tool_calls, aborted, hit_max_turns}`,
+ * `message.complete {session_key, session_id, response, tool_calls, aborted, hit_max_turns,
+ * stopped?}` (`stopped: "tool_loop"` when the loop guard ended the turn early),
  * `message.error {session_key, session_id, code, message}` (the turn failed; the call fails too),
  * `approval.request {id, session_key, tool, command, reason, rule_key, choices, timeout_ms}`,
- * `approval.expire {id, session_key, reason}`, `notice {level, message}`.
+ * `approval.expire {id, session_key, reason}`,
+ * `notice {level, code?, session_key?, message}` (`code` and `session_key` on a turn's notices:
+ * `compressed`, `compression_failed`, `context_length_unknown`, `tool_loop`, `model_fallback`,
+ * `model_key_rotated`, `model_switch_failed`), and
+ * `event {subscription_id, dropped, event}` for each event a subscription receives.
  *
  * The socket is one framing of core's JSON-RPC peer (core/rpc/peer.ts):
  * each text frame is one message (a request or a batch), handed to the
