@@ -420,47 +420,58 @@ export class Conversation {
     this.#requireIdle();
     const session = this.#session;
     if (!session.compact) return "This runtime cannot compress its context.";
+    const compact = session.compact.bind(session);
+    const { done, release } = this.#track(
+      session,
+      options,
+      (signal, onEvent) => compact({ focus: focus || undefined, signal, onEvent }),
+    );
+    try {
+      return (await done).message;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Starts `run` as the conversation's running work: interruptible through
+   * the caller's signal and {@link interrupt}, its events relayed to the bus
+   * and the caller. `release` ends the tracking (call it once `done` settles).
+   */
+  #track<T>(
+    session: TurnSession,
+    options: InputOptions,
+    run: (signal: AbortSignal, onEvent: (event: AgentEvent) => void) => Promise<T>,
+  ): { done: Promise<T>; release(): void } {
     const controller = new AbortController();
     const caller = options.signal;
     const stop = () => controller.abort(caller?.reason);
     if (caller?.aborted) stop();
     caller?.addEventListener("abort", stop, { once: true });
-    const done = session.compact({
-      focus: focus || undefined,
-      signal: controller.signal,
-      onEvent: (event) => {
-        this.#relay(session, event);
-        options.onEvent?.(event);
-      },
+    const done = run(controller.signal, (event) => {
+      this.#relay(session, event);
+      options.onEvent?.(event);
     });
     const running: RunningTurn = { controller, done };
     this.#turn = running;
-    try {
-      return (await done).message;
-    } finally {
-      if (this.#turn === running) this.#turn = undefined;
-      caller?.removeEventListener("abort", stop);
-    }
+    return {
+      done,
+      release: () => {
+        if (this.#turn === running) this.#turn = undefined;
+        caller?.removeEventListener("abort", stop);
+      },
+    };
   }
 
   async #runTurn(text: string, options: InputOptions): Promise<TurnResult> {
     this.#requireOpen();
     this.#requireIdle();
     const session = this.#session;
-    const controller = new AbortController();
-    const caller = options.signal;
-    const stop = () => controller.abort(caller?.reason);
-    if (caller?.aborted) stop();
-    caller?.addEventListener("abort", stop, { once: true });
-    const done = session.send(text, {
-      signal: controller.signal,
-      onEvent: (event) => {
-        this.#relay(session, event);
-        options.onEvent?.(event);
-      },
-    });
-    const running: RunningTurn = { controller, done };
-    this.#turn = running;
+    const { done, release } = this.#track(
+      session,
+      options,
+      (signal, onEvent) => session.send(text, { signal, onEvent }),
+    );
     this.#announce(false);
     this.#publish(session, "message.user", { text });
     options.onTurnStart?.(session.id ?? null);
@@ -475,8 +486,7 @@ export class Conversation {
       });
       throw error;
     } finally {
-      if (this.#turn === running) this.#turn = undefined;
-      caller?.removeEventListener("abort", stop);
+      release();
     }
     this.#announce(false);
     this.#publish(session, "message.complete", {
