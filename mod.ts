@@ -40,8 +40,8 @@ export {
   readEnvFile,
   requireProfile,
   resolveRoot,
-  writeFileAtomic,
 } from "./adapters/home/mod.ts";
+export { writeFileAtomic } from "./adapters/fs/mod.ts";
 export * from "./core/events/mod.ts";
 export * from "./core/rpc/mod.ts";
 export type * from "./core/usecases/ports.ts";

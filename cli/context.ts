@@ -44,8 +44,9 @@ export interface CliContext {
   /** Like {@link paths}, and creates whatever is missing of the home first. */
   home(): Promise<ProfilePaths>;
   /**
-   * The selected profile as the use cases in core/usecases/ take it (its
-   * home created first), wired by adapters/runtime/profile_context.ts.
+   * The selected profile as the use cases in core/usecases/ take it, wired
+   * by adapters/runtime/profile_context.ts. Nothing is created here: the
+   * context's writes make the home first.
    */
   profileContext(): Promise<ProfileContext>;
   /** Prints config warnings on standard error. */
@@ -116,9 +117,7 @@ export function createContext(
       return resolved;
     },
     async profileContext() {
-      const resolved = await paths();
-      await ensureProfileHome(resolved);
-      return openProfileContext(resolved, env);
+      return openProfileContext(await paths(), env);
     },
     warn(file, warnings) {
       for (const warning of warnings) io.err(`herald: warning: ${file}: ${warning.message}\n`);

@@ -23,7 +23,6 @@ export class InvalidInputError extends HeraldError {
     super("bad_request", "usage", `${what} is not valid: ${issues}`, {
       details: { issues },
     });
-    this.name = "InvalidInputError";
   }
 }
 

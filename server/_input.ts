@@ -1,29 +1,20 @@
 /**
- * Reading request input: optional JSON bodies, typed body fields and
- * numeric query parameters. Every mistake is a 400 in the error envelope
- * that names the field.
+ * Reading request input: JSON bodies, the zod schemas of common body
+ * fields and numeric query parameters. Every mistake is a 400 in the error
+ * envelope that names the field (a body over the size limit: 413).
  *
  * @module
  */
 
 import type { Context } from "hono";
 import { z } from "zod";
-import { parseInput } from "../core/validation.ts";
 import { ApiError } from "./errors.ts";
-import { MAX_REQUEST_BODY_BYTES } from "./limits.ts";
+import { BODY_TOO_LARGE_MESSAGE, MAX_REQUEST_BODY_BYTES } from "./limits.ts";
 
 type Body = Record<string, unknown>;
 
 function bad(message: string): ApiError {
   return new ApiError(400, "bad_request", message);
-}
-
-function tooLarge(): ApiError {
-  return new ApiError(
-    413,
-    "body_too_large",
-    `The request body is larger than the ${MAX_REQUEST_BODY_BYTES} bytes this dashboard accepts`,
-  );
 }
 
 /**
@@ -32,14 +23,16 @@ function tooLarge(): ApiError {
  *
  * @throws ApiError 413 past the limit, 400 when the body is not UTF-8.
  */
-export async function bodyText(c: Context): Promise<string> {
+async function bodyText(c: Context): Promise<string> {
   const stream = c.req.raw.body;
   if (stream === null) return "";
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of stream) {
     size += chunk.byteLength;
-    if (size > MAX_REQUEST_BODY_BYTES) throw tooLarge();
+    if (size > MAX_REQUEST_BODY_BYTES) {
+      throw new ApiError(413, "body_too_large", BODY_TOO_LARGE_MESSAGE);
+    }
     chunks.push(chunk);
   }
   const bytes = new Uint8Array(size);
@@ -55,16 +48,17 @@ export async function bodyText(c: Context): Promise<string> {
   }
 }
 
-/** A JSON object body, or `{}` when the request has none. */
-export async function optionalJsonBody(c: Context): Promise<Body> {
+/**
+ * The JSON object body; anything else (not JSON, not an object) is a 400,
+ * and so is a request without a body unless `optional`, when it reads as `{}`.
+ */
+export async function jsonBody(
+  c: Context,
+  options: { optional?: boolean } = {},
+): Promise<Body> {
   const text = await bodyText(c);
-  if (text.trim() === "") return {};
+  if (options.optional && text.trim() === "") return {};
   return parseJsonObject(text);
-}
-
-/** A JSON object body; anything else (none, not JSON, not an object) is a 400. */
-export async function jsonBody(c: Context): Promise<Body> {
-  return parseJsonObject(await bodyText(c));
 }
 
 function parseJsonObject(text: string): Body {
@@ -78,67 +72,6 @@ function parseJsonObject(text: string): Body {
     throw bad("The request body must be a JSON object");
   }
   return body as Body;
-}
-
-/** A string field; `required` makes a missing or blank one a 400. */
-export function stringField(body: Body, key: string, required: true): string;
-export function stringField(body: Body, key: string, required?: false): string | undefined;
-export function stringField(body: Body, key: string, required = false): string | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) {
-    if (required) throw bad(`"${key}" is required`);
-    return undefined;
-  }
-  if (typeof value !== "string") throw bad(`"${key}" must be a string`);
-  if (required && value.trim() === "") throw bad(`"${key}" must not be empty`);
-  return value;
-}
-
-/** A boolean field, or undefined when absent. */
-export function booleanField(body: Body, key: string): boolean | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "boolean") throw bad(`"${key}" must be true or false`);
-  return value;
-}
-
-/** A finite number field, or undefined when absent. */
-export function numberField(body: Body, key: string): number | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value)) throw bad(`"${key}" must be a number`);
-  return value;
-}
-
-/** An array-of-strings field, or undefined when absent. */
-export function stringArrayField(body: Body, key: string): string[] | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
-    throw bad(`"${key}" must be a list of strings`);
-  }
-  return value as string[];
-}
-
-/** An object-of-strings field (`{NAME: "value"}`), or undefined when absent. */
-export function stringRecordField(body: Body, key: string): Record<string, string> | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (
-    typeof value !== "object" || Array.isArray(value) ||
-    Object.values(value).some((item) => typeof item !== "string")
-  ) {
-    throw bad(`"${key}" must be an object of string values`);
-  }
-  return value as Record<string, string>;
-}
-
-/** An object field, or undefined when absent. */
-export function objectField(body: Body, key: string): Body | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "object" || Array.isArray(value)) throw bad(`"${key}" must be an object`);
-  return value as Body;
 }
 
 /** A whole-number query parameter within bounds, or `fallback` when absent. */
@@ -157,25 +90,6 @@ export function intQuery(
   return value;
 }
 
-/**
- * The JSON body checked by `schema` (a zod object schema): a body that is
- * missing, not a JSON object or does not fit is a 400 naming each field.
- * With `optional`, a request without a body is checked as `{}`.
- *
- * @example
- * ```ts
- * const body = await parseBody(c, z.object({ key: z.string(), value: z.string() }));
- * ```
- */
-export async function parseBody<S extends z.ZodType>(
-  c: Context,
-  schema: S,
-  options: { optional?: boolean } = {},
-): Promise<z.output<S>> {
-  const body = options.optional ? await optionalJsonBody(c) : await jsonBody(c);
-  return parseInput(schema, body, "The request body");
-}
-
 function isPlainObject(value: unknown): value is Body {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -190,8 +104,7 @@ export function jsonObjectField(message: string): z.ZodType<Body> {
 }
 
 /**
- * `schema` for an optional body field, with `null` read as absent (as
- * the field readers above always have).
+ * `schema` for an optional body field, with `null` read as absent.
  *
  * @example
  * ```ts
@@ -205,4 +118,34 @@ export function absentAsUndefined<T extends z.ZodType>(
     z.output<T> | undefined,
     z.input<T> | null | undefined
   >;
+}
+
+/**
+ * A required string field that must not be blank: `"name" is required` when
+ * it is absent or not a string, `"name" must not be empty` when it is blank,
+ * or `message` for both. With `trim`, the value comes back trimmed.
+ *
+ * @example
+ * ```ts
+ * z.looseObject({ name: requiredString("name", { trim: true }) });
+ * ```
+ */
+export function requiredString(
+  name: string,
+  options: { message?: string; trim?: boolean } = {},
+): z.ZodType<string, string> {
+  const checked = z.string({ error: options.message ?? `"${name}" is required` }).refine(
+    (value) => value.trim() !== "",
+    options.message ?? `"${name}" must not be empty`,
+  );
+  return options.trim ? checked.transform((value) => value.trim()) : checked;
+}
+
+/** An optional field holding an object of string values (`{NAME: "value"}`); `null` reads as absent. */
+export function stringRecord(
+  name: string,
+): z.ZodType<Record<string, string> | undefined, Record<string, string> | null | undefined> {
+  return absentAsUndefined(
+    z.record(z.string(), z.string(), { error: `"${name}" must be an object of string values` }),
+  );
 }

@@ -10,10 +10,10 @@
 
 import { Hono } from "hono";
 import { EventBus } from "../core/events/mod.ts";
-import type { ServerDeps } from "./deps.ts";
+import type { RouteDeps, ServerDeps } from "./deps.ts";
 import { presentedToken, redactTokens, tokenChecker } from "./auth.ts";
 import { errorResponse, handleError } from "./errors.ts";
-import { MAX_REQUEST_BODY_BYTES } from "./limits.ts";
+import { BODY_TOO_LARGE_MESSAGE, MAX_REQUEST_BODY_BYTES } from "./limits.ts";
 import { corsOrigin, hostAllowed, isLoopbackHost, webSocketOriginAllowed } from "./origin.ts";
 import { routedPath } from "./request_path.ts";
 import { placeholderPage } from "./spa.ts";
@@ -45,10 +45,10 @@ function isWebSocketUpgrade(request: Request): boolean {
  */
 export function createApp(deps: ServerDeps): Hono {
   // One event bus for the app: every route and connection publishes to and watches the same one.
-  deps = deps.events ? deps : { ...deps, events: new EventBus() };
+  const routeDeps: RouteDeps = { ...deps, events: deps.events ?? new EventBus() };
   const app = new Hono();
   app.onError(handleError);
-  for (const register of API_ROUTES) register(app, deps);
+  for (const register of API_ROUTES) register(app, routeDeps);
 
   const page = placeholderPage({
     version: deps.version,
@@ -176,12 +176,7 @@ function requestGuard(
       request.method !== "GET" &&
       Number(headers.get("content-length") ?? 0) > MAX_REQUEST_BODY_BYTES
     ) {
-      return jsonError(
-        413,
-        "body_too_large",
-        `The request body is larger than the ${MAX_REQUEST_BODY_BYTES} bytes this dashboard accepts`,
-        cors,
-      );
+      return jsonError(413, "body_too_large", BODY_TOO_LARGE_MESSAGE, cors);
     }
     if (PUBLIC_API_PATHS.has(path)) return verdict;
     if (!tokenMatches(presentedToken(request, upgrade))) {

@@ -1,6 +1,6 @@
 /**
  * What the dashboard server needs from the outside world. The CLI builds
- * this and calls {@link createApp}; tests build their own.
+ * this and calls `createApp` (server/app.ts); tests build their own.
  *
  * @module
  */
@@ -51,4 +51,9 @@ export interface ServerDeps {
    * kanban worker or a cron run) started. Absent: the app makes its own.
    */
   events?: EventBus;
+}
+
+/** The deps every route family receives: {@link ServerDeps} with the app's one event bus filled in. */
+export interface RouteDeps extends ServerDeps {
+  events: EventBus;
 }

@@ -12,3 +12,7 @@
  * while it is read, with the same 413.
  */
 export const MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024;
+
+/** The message of the 413 for a body over {@link MAX_REQUEST_BODY_BYTES}, whether announced or read. */
+export const BODY_TOO_LARGE_MESSAGE =
+  `The request body is larger than the ${MAX_REQUEST_BODY_BYTES} bytes this dashboard accepts`;

@@ -16,17 +16,36 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(name) || /^127(\.\d{1,3}){3}$/.test(name) || name === "::1";
 }
 
-/** The http origins the dashboard itself is served from. */
-export function dashboardOrigins(bind: BindAddress): string[] {
-  const names = isLoopbackHost(bind.host) || bind.host === "0.0.0.0" || bind.host === "::"
+/**
+ * `host` as it goes in a URL: an IPv6 address in brackets (`::1` is
+ * `[::1]`), anything else (a name, an IPv4 address, an already bracketed
+ * address) as it is.
+ */
+export function urlHost(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+/** The origins last computed for each bind, with the host and port they were computed for. */
+const originsOfBind = new WeakMap<
+  BindAddress,
+  { host: string; port: number; origins: readonly string[] }
+>();
+
+/**
+ * The http origins the dashboard itself is served from. Computed once per
+ * bind host and port (the port is filled in after the app is created when
+ * the dashboard listens on port 0).
+ */
+export function dashboardOrigins(bind: BindAddress): readonly string[] {
+  const { host, port } = bind;
+  const cached = originsOfBind.get(bind);
+  if (cached?.host === host && cached.port === port) return cached.origins;
+  const names = isLoopbackHost(host) || host === "0.0.0.0" || host === "::"
     ? ["127.0.0.1", "localhost", "[::1]"]
-    : [];
-  if (!isLoopbackHost(bind.host) && bind.host !== "0.0.0.0" && bind.host !== "::") {
-    names.push(
-      bind.host.includes(":") && !bind.host.startsWith("[") ? `[${bind.host}]` : bind.host,
-    );
-  }
-  return names.map((name) => `http://${name}:${bind.port}`);
+    : [urlHost(host)];
+  const origins = names.map((name) => `http://${name}:${port}`);
+  originsOfBind.set(bind, { host, port, origins });
+  return origins;
 }
 
 /** The value of Access-Control-Allow-Origin for a request's Origin, or null to send none. */

@@ -15,11 +15,11 @@ import { openProfileContext } from "../adapters/runtime/profile_context.ts";
 import type { ServerDeps } from "./deps.ts";
 import type { z } from "zod";
 import { parseInput } from "../core/validation.ts";
-import { jsonBody, optionalJsonBody } from "./_input.ts";
+import { jsonBody } from "./_input.ts";
 import { ApiError } from "./errors.ts";
 
 /** The `profile` a request names: the JSON body's field wins over the query string. */
-export function requestedProfile(c: Context, body?: unknown): string | undefined {
+function requestedProfile(c: Context, body?: unknown): string | undefined {
   const fromBody = body && typeof body === "object"
     ? (body as Record<string, unknown>).profile
     : undefined;
@@ -77,7 +77,8 @@ export async function scopedContext(
 /**
  * A write's profile and its JSON body checked by `schema`, in that order:
  * an unknown profile is a 404 whatever else the body holds, then a body
- * that does not fit is a 400 naming each field (see `parseBody`).
+ * that does not fit is a 400 naming each field. With `optional`, a request
+ * without a body is checked as `{}`.
  *
  * @example
  * ```ts
@@ -90,7 +91,18 @@ export async function scopedBody<S extends z.ZodType>(
   schema: S,
   options: { optional?: boolean } = {},
 ): Promise<{ profile: ProfileContext; body: z.output<S> }> {
-  const raw = options.optional ? await optionalJsonBody(c) : await jsonBody(c);
+  const raw = await jsonBody(c, options);
   const profile = await scopedContext(c, deps, raw);
   return { profile, body: parseInput(schema, raw, "The request body") };
+}
+
+/**
+ * The profile of a write that needs nothing else from its body (a delete,
+ * a check): the body is optional, and when sent it must be a JSON object,
+ * whose `profile` field wins over the query string.
+ *
+ * @throws ApiError 404 for a profile that does not exist, 400 for a body that is not a JSON object.
+ */
+export async function scopedWrite(c: Context, deps: ServerDeps): Promise<ProfileContext> {
+  return scopedContext(c, deps, await jsonBody(c, { optional: true }));
 }

@@ -27,7 +27,7 @@ const MALFORMED_ESCAPE = /%(?![0-9a-f]{2})/i;
 const NEEDS_CHECK = /[%\\]|\/\/|\/\./;
 
 /** The raw path of a request URL (up to `?` or `#`) without parsing all of it. */
-export function rawPathOf(url: string): string {
+function rawPathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";
   const query = url.indexOf("?", start);

@@ -91,6 +91,8 @@ class FileCheckpointStore implements CheckpointStore {
   readonly #records: string;
   readonly #objects: string;
   readonly #maxFileBytes: number;
+  /** The store's folders and `workdir.json`, made before the first change. */
+  #ready: Promise<void> | undefined;
 
   constructor(dir: string, workdir: string, maxFileBytes: number) {
     this.workdir = workdir;
@@ -110,9 +112,8 @@ class FileCheckpointStore implements CheckpointStore {
         { ...checkpoint, files: [] };
       if (record.files.some((file) => file.path === path)) return;
       if (copy.state.kind === "file") {
-        if (!copy.bytes || sha256(copy.bytes) !== copy.state.hash) {
-          throw new TypeError(`The copy of ${path} does not match its hash`);
-        }
+        // read() hashed these bytes; a copy without them was not made by read().
+        if (!copy.bytes) throw new TypeError(`The copy of ${path} holds no content`);
         await this.#keepObject(copy.state.hash, copy.bytes);
       }
       record.files.push({ path, before: copy.state });
@@ -120,12 +121,12 @@ class FileCheckpointStore implements CheckpointStore {
     });
   }
 
-  recordAfter(id: string, path: string): Promise<void> {
+  recordAfter(id: string, path: string, after?: FileState): Promise<void> {
     return this.#locked(async () => {
       const record = await this.#read(id);
       const file = record?.files.find((entry) => entry.path === path);
       if (!record || !file) return;
-      file.after = (await this.#copy(path, false)).state;
+      file.after = after ?? (await this.#copy(path, false)).state;
       await this.#write(record);
     });
   }
@@ -198,17 +199,23 @@ class FileCheckpointStore implements CheckpointStore {
     });
   }
 
-  /** Runs `work` holding the store's lock, creating the store first. */
+  /** Runs `work` holding the store's lock, creating the store first (once). */
   async #locked<T>(work: () => Promise<T>): Promise<T> {
+    this.#ready ??= this.#prepare().catch((error) => {
+      this.#ready = undefined; // tried again by the next change
+      throw error;
+    });
+    await this.#ready;
+    return await withFileLock(join(this.#dir, "store"), work);
+  }
+
+  /** Creates the store's folders and its `workdir.json`. */
+  async #prepare(): Promise<void> {
     await Deno.mkdir(this.#records, { recursive: true });
     const marker = join(this.#dir, "workdir.json");
-    return await withFileLock(join(this.#dir, "store"), async () => {
-      const found = await Deno.lstat(marker).then(() => true, () => false);
-      if (!found) {
-        await writeFileAtomic(marker, `${JSON.stringify({ workdir: this.workdir })}\n`);
-      }
-      return await work();
-    });
+    if (await Deno.lstat(marker).then(() => true, () => false)) return;
+    // Another process writing it at the same time writes the same text.
+    await writeFileAtomic(marker, `${JSON.stringify({ workdir: this.workdir })}\n`);
   }
 
   /**

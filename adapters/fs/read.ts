@@ -6,7 +6,8 @@
  * @module
  */
 
-function missing(error: unknown): boolean {
+/** True when `error` says nothing is at the path (`NotFound`, or a file where a folder was expected). */
+export function missing(error: unknown): boolean {
   return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
 }
 

@@ -9,9 +9,7 @@ import { EnvFileError } from "../../core/errors.ts";
 import type { EnvWrite } from "../../core/usecases/ports.ts";
 import { setEnvValue } from "../../core/config/mod.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
-
-/** A variable to store in `.env` (core's `EnvWrite`). */
-export type EnvValue = EnvWrite;
+import { isDirectory } from "../fs/read.ts";
 
 /**
  * The text of `.env`, or undefined when there is none.
@@ -27,7 +25,7 @@ export async function readEnvText(path: string): Promise<string | undefined> {
     if (error instanceof Deno.errors.PermissionDenied) {
       throw new EnvFileError(path, "permission denied; check the file's owner and mode (0600)");
     }
-    if (error instanceof Deno.errors.IsADirectory || (await isDir(path))) {
+    if (error instanceof Deno.errors.IsADirectory || (await isDirectory(path).catch(() => false))) {
       throw new EnvFileError(path, "it is a directory, not a file; move it away");
     }
     throw new EnvFileError(path, (error as Error).message);
@@ -36,14 +34,6 @@ export async function readEnvText(path: string): Promise<string | undefined> {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new EnvFileError(path, "it is not UTF-8 text; fix or remove the file");
-  }
-}
-
-async function isDir(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch {
-    return false;
   }
 }
 
@@ -56,7 +46,7 @@ export async function writeEnvTextHeld(path: string, text: string): Promise<void
  * Sets `values` in `.env` (re-read here), keeping every other line, and
  * leaves the file at 0600. The caller holds the `.env` lock.
  */
-export async function setEnvValuesHeld(path: string, values: readonly EnvValue[]): Promise<void> {
+export async function setEnvValuesHeld(path: string, values: readonly EnvWrite[]): Promise<void> {
   let text = (await readEnvText(path)) ?? "";
   for (const { name, value } of values) text = setEnvValue(text, name, value);
   await writeEnvTextHeld(path, text);

@@ -9,9 +9,6 @@ import type { Credentials } from "../../core/usecases/ports.ts";
 import { readEnvFile } from "./env_file.ts";
 import type { ProfilePaths } from "./layout.ts";
 
-/** A profile's credentials: core's {@link Credentials} (its `.env`, then the environment). */
-export type ProfileCredentials = Credentials;
-
 /**
  * Reads the profile's credentials.
  *
@@ -20,7 +17,7 @@ export type ProfileCredentials = Credentials;
 export async function readProfileCredentials(
   paths: ProfilePaths,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<ProfileCredentials> {
+): Promise<Credentials> {
   const dotenv = (await readEnvFile(paths.env)).values;
   const set = (value: string | undefined) => value !== undefined && value.trim() !== "";
   return {

@@ -7,11 +7,9 @@
  * @module
  */
 
-import { type ParsedEnv, parseEnv, removeEnvValue } from "../../core/config/mod.ts";
+import { type ParsedEnv, parseEnv, removeEnvValuesFromText } from "../../core/config/mod.ts";
 import { readEnvText, setEnvValuesHeld, writeEnvTextHeld } from "./_env_store.ts";
 import { withFileLock } from "../fs/file_lock.ts";
-
-export type { EnvValue } from "./_env_store.ts";
 
 /**
  * Reads `.env`; a missing file is empty.
@@ -41,12 +39,8 @@ export function writeEnvValue(path: string, name: string, value: string): Promis
  */
 export function removeEnvValues(path: string, names: readonly string[]): Promise<string[]> {
   return withFileLock(path, async () => {
-    let text = (await readEnvText(path)) ?? "";
-    const present = parseEnv(text).values;
-    const removed = names.filter((name) => present.has(name));
-    if (removed.length === 0) return [];
-    for (const name of removed) text = removeEnvValue(text, name);
-    await writeEnvTextHeld(path, text);
+    const { text, removed } = removeEnvValuesFromText((await readEnvText(path)) ?? "", names);
+    if (removed.length > 0) await writeEnvTextHeld(path, text);
     return removed;
   });
 }

@@ -57,13 +57,11 @@ export async function ensureProfileHome(paths: ProfilePaths): Promise<void> {
   await syncBundledSkills(paths.home);
 }
 
-/** Makes what is missing of a home; true when the home folder did not exist before. */
-async function makeHome(paths: ProfilePaths): Promise<boolean> {
-  let created = false;
+/** Makes what is missing of a home. */
+async function makeHome(paths: ProfilePaths): Promise<void> {
   if (!(await isDirectory(paths.home))) {
     try {
       await Deno.mkdir(paths.home, { recursive: true, mode: 0o700 });
-      created = true;
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       throw new HomeError(paths.home, "exists but is not a directory; move it away and try again");
@@ -81,7 +79,6 @@ async function makeHome(paths: ProfilePaths): Promise<boolean> {
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   }
-  return created;
 }
 
 /** True when `home` has the `.no-bundled-skills` marker. */

@@ -7,8 +7,6 @@
 
 export * from "./layout.ts";
 export * from "./home.ts";
-export * from "../fs/atomic.ts";
-export * from "../fs/file_lock.ts";
 export * from "./env_file.ts";
 export * from "./config_file.ts";
 export * from "./session_files.ts";
@@ -18,4 +16,3 @@ export * from "./profile_meta.ts";
 export * from "./profile_home.ts";
 export * from "./profile_skills.ts";
 export * from "./credentials.ts";
-export * from "./text_file.ts";

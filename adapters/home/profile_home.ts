@@ -32,16 +32,8 @@ export interface ProfileHomeOptions {
   createClient?: ModelClientFactory;
 }
 
-/**
- * The profile at `paths` as the profile use cases see it.
- *
- * @example
- * ```ts
- * const work = homeProfile(profilePaths(root, "work"), Deno.env.toObject());
- * const { meta } = await work.readMeta();
- * ```
- */
-export function homeProfile(paths: ProfilePaths, env: ProcessEnv): HomeProfile {
+/** The profile at `paths` as the profile use cases see it. */
+function homeProfile(paths: ProfilePaths, env: ProcessEnv): HomeProfile {
   return {
     name: paths.name,
     home: paths.home,

@@ -14,7 +14,7 @@ import {
   type ProfileMetaPatch,
   type ProfileMetaRead,
 } from "../../core/profiles/mod.ts";
-import { updateTextFile } from "./text_file.ts";
+import { updateTextFile } from "../fs/text_file.ts";
 
 export type { ProfileMetaRead } from "../../core/profiles/mod.ts";
 
@@ -35,13 +35,7 @@ export async function readProfileMeta(file: string): Promise<ProfileMetaRead> {
     if (error instanceof Deno.errors.NotFound) return { meta: emptyProfileMeta() };
     return { meta: emptyProfileMeta(), warning: unusable(file, (error as Error).message) };
   }
-  let parsed: ReturnType<typeof parseProfileMeta>;
-  try {
-    parsed = parseProfileMeta(text);
-  } catch (error) {
-    // parseProfileMeta does not throw; should it ever, this profile still reads as the defaults.
-    parsed = { meta: emptyProfileMeta(), problem: (error as Error).message.split("\n")[0] };
-  }
+  const parsed = parseProfileMeta(text);
   return parsed.problem === undefined
     ? { meta: parsed.meta }
     : { meta: parsed.meta, warning: unusable(file, parsed.problem) };

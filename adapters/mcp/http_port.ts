@@ -52,10 +52,14 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-/** The id of the request in `text`, or undefined for a notification or a response. */
-function requestId(text: string): unknown {
-  const message = parseObject(text);
+/** The id of `message` when it is a request; undefined for a notification or a response. */
+function requestId(message: Record<string, unknown> | undefined): unknown {
   return message && typeof message.method === "string" && "id" in message ? message.id : undefined;
+}
+
+/** What to add to an HTTP error status: a refusal (401, 403) points at the credentials. */
+function statusHint(status: number): string {
+  return status === 401 || status === 403 ? "; check the server's headers (credentials)" : "";
 }
 
 function answers(text: string, id: unknown): boolean {
@@ -81,8 +85,8 @@ export class McpHttpPort implements RpcPort {
   readonly #url: string;
   readonly #headers: Readonly<Record<string, string>>;
   #deliver: (text: string) => void = () => {};
-  /** How long one POST or the DELETE may take, in milliseconds. */
-  timeoutMs: number;
+  /** How long one POST (and, by default, the DELETE) may take, in milliseconds. */
+  readonly timeoutMs: number;
   /** The session the server gave on its first reply, if any. */
   sessionId: string | undefined;
   /** The negotiated revision, sent as `MCP-Protocol-Version` once set. */
@@ -106,11 +110,14 @@ export class McpHttpPort implements RpcPort {
    * is dropped).
    *
    * @throws McpHttpError for an HTTP error status, an HTML page, or a
-   * request the reply did not answer; the fetch's own errors (a
+   * request the reply did not answer (its message names the method sent,
+   * `initialize` say); the fetch's own errors (a
    * `TimeoutError` past {@link timeoutMs}, a `TypeError` for a server that
    * cannot be reached) as they are.
    */
   async send(text: string): Promise<void> {
+    const message = parseObject(text);
+    const sent = typeof message?.method === "string" ? `${message.method} ` : "";
     const response = await fetch(this.#url, {
       method: "POST",
       headers: {
@@ -126,10 +133,7 @@ export class McpHttpPort implements RpcPort {
       throw new McpHttpError(
         "status",
         response.status,
-        `${this.#url} answered with HTTP ${response.status}` +
-          (response.status === 401 || response.status === 403
-            ? "; check the server's headers (credentials)"
-            : ""),
+        `${this.#url} answered ${sent}with HTTP ${response.status}${statusHint(response.status)}`,
       );
     }
     this.sessionId ??= response.headers.get("mcp-session-id") ?? undefined;
@@ -142,7 +146,7 @@ export class McpHttpPort implements RpcPort {
         `${this.#url} answered with an HTML page, not an MCP response; check the URL`,
       );
     }
-    const id = requestId(text);
+    const id = requestId(message);
     const answered = type.includes("text/event-stream") && response.body
       ? await this.#readEvents(response.body, id)
       : this.#take(await response.text(), id);
@@ -150,19 +154,22 @@ export class McpHttpPort implements RpcPort {
       throw new McpHttpError(
         "no_answer",
         response.status,
-        `${this.#url} did not answer with a JSON-RPC response`,
+        `${this.#url} did not answer ${sent}with a JSON-RPC response`,
       );
     }
   }
 
-  /** Ends the session with `DELETE` when the server gave one. Best effort: never throws. */
-  async terminate(): Promise<void> {
+  /**
+   * Ends the session with `DELETE` when the server gave one, waiting at most
+   * `timeoutMs` (default {@link timeoutMs}). Best effort: never throws.
+   */
+  async terminate(timeoutMs: number = this.timeoutMs): Promise<void> {
     if (!this.sessionId) return;
     try {
       const ended = await fetch(this.#url, {
         method: "DELETE",
         headers: this.#sessionHeaders(),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       });
       await ended.body?.cancel();
     } catch {

@@ -326,9 +326,8 @@ async function probeHttp(
   if (result.ok) {
     // Best effort: the check already succeeded.
     port.protocolVersion = result.protocolVersion;
-    port.timeoutMs = HTTP_CLOSE_TIMEOUT_MS;
     await peer.notify("notifications/initialized").catch(() => {});
-    await port.terminate();
+    await port.terminate(HTTP_CLOSE_TIMEOUT_MS);
   }
   peer.close();
   return result;
@@ -341,14 +340,8 @@ function httpFailure(url: string, error: unknown, options: McpProbeOptions): Mcp
       ok: false,
       transport: "http",
       code: error.problem === "status" ? "http_error" : "protocol_error",
-      message: error.problem === "status"
-        ? `${url} answered initialize with HTTP ${error.status}` +
-          (error.status === 401 || error.status === 403
-            ? "; check the server's headers (credentials)"
-            : "")
-        : error.problem === "html"
-        ? `${url} answered with an HTML page, not an MCP response; check the URL`
-        : `${url} did not answer initialize with a JSON-RPC response`,
+      // The port's message names the request: "<url> answered initialize with HTTP 401; ...".
+      message: error.message,
     };
   }
   const name = (error as Error)?.name;

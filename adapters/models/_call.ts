@@ -6,9 +6,11 @@
  * @module
  */
 
+import { sleep } from "../../core/_util/sleep.ts";
 import { secretEnvName } from "../../core/config/secrets.ts";
 import { ModelError } from "../../core/errors.ts";
 import { providerInfo } from "../../core/providers.ts";
+import { retryAfterMs } from "../../core/models/failure.ts";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import {
   emptyUsage,
@@ -18,7 +20,7 @@ import {
   type ModelStreamHandlers,
   type ModelUsage,
 } from "../../core/models/types.ts";
-import { errorText, excerpt, retryAfterMs, retryAfterPhrase, seconds, statusCode } from "./http.ts";
+import { errorText, excerpt, retryAfterPhrase, seconds, statusCode } from "./http.ts";
 
 /** Options every model client accepts. */
 export interface ModelClientOptions {
@@ -378,17 +380,4 @@ function statusError(
     }
   }
   return new ModelError(code, message, provider, status, { cause });
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -14,9 +14,10 @@ import type { KeyPoolRegistry } from "./key_pools.ts";
 import { createModelClient } from "./client.ts";
 
 /**
- * A client over `routes` (the primary first). A single route with a single
- * key is the plain client: nothing to rotate to, so a 429 stops at once as
- * it always did.
+ * A client over `routes` (the primary first, each endpoint once: core's
+ * `resolveRouteChain` or `switchedChain`). A single route with a single key
+ * is the plain client: nothing to rotate to, so a 429 stops at once as it
+ * always did.
  *
  * @example
  * ```ts
@@ -31,21 +32,10 @@ export function createChainClient(
   options: ModelClientOptions = {},
 ): ModelClient {
   if (routes.length === 0) throw new RangeError("A model chain needs a route");
-  // A fallback that is the primary again (after a `/model` switch) is left out.
-  const distinct = routes.filter((route, index) =>
-    routes.findIndex((other) => sameEndpoint(other, route)) === index
-  );
   const connect = (settings: RouteSpec["settings"]) => createModelClient(settings, options);
-  if (distinct.length === 1 && distinct[0].keys.length === 1) {
-    return connect(distinct[0].settings);
-  }
+  if (routes.length === 1 && routes[0].keys.length === 1) return connect(routes[0].settings);
   return createFailoverClient({
-    routes: distinct.map((route) => ({ settings: route.settings, pool: registry.pool(route) })),
+    routes: routes.map((route) => ({ settings: route.settings, pool: registry.pool(route) })),
     connect,
   });
-}
-
-function sameEndpoint(a: RouteSpec, b: RouteSpec): boolean {
-  return a.settings.provider === b.settings.provider && a.settings.model === b.settings.model &&
-    a.settings.baseUrl === b.settings.baseUrl;
 }

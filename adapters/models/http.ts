@@ -10,8 +10,6 @@
 import { ModelError, type ModelErrorCode } from "../../core/errors.ts";
 import { retryAfterMs } from "../../core/models/failure.ts";
 
-export { retryAfterMs };
-
 /** Options of {@link fetchJson}: a `RequestInit` plus a timeout and labels for messages. */
 export interface FetchJsonInit extends RequestInit {
   /** Milliseconds before the whole request (body included) gives up. */

@@ -21,7 +21,7 @@ import {
 } from "../../core/models/key_state.ts";
 import type { RouteSpec } from "../../core/models/fallback.ts";
 import { KeyPool } from "../../core/models/key_pool.ts";
-import { readTextOrEmpty, withFileLock, writeFileAtomic } from "../fs/mod.ts";
+import { readTextOrEmpty, updateTextFile } from "../fs/mod.ts";
 
 /**
  * The state file of the profile home `home`.
@@ -36,11 +36,13 @@ export function openKeyStateStore(home: string): KeyStateStore {
   return {
     path,
     read: async () => parseKeyState(await readTextOrEmpty(path)),
-    update: (change) =>
-      withFileLock(path, async () => {
-        const next = change(parseKeyState(await readTextOrEmpty(path)));
-        await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-      }),
+    update: async (change) => {
+      await updateTextFile(
+        path,
+        (text) => `${JSON.stringify(change(parseKeyState(text)), null, 2)}\n`,
+        { mode: 0o600 },
+      );
+    },
   };
 }
 
@@ -54,11 +56,6 @@ export class KeyPoolRegistry {
   /** A registry over `store`; use {@link keyPoolRegistry} for the process-wide one. */
   constructor(store: KeyStateStore) {
     this.#store = store;
-  }
-
-  /** The state file. */
-  get store(): KeyStateStore {
-    return this.#store;
   }
 
   /** Reads the state file again; pools created after this start from it. */

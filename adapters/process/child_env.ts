@@ -107,6 +107,23 @@ export const CHILD_ENV_PROXIES: readonly string[] = [
   "NO_PROXY",
 ];
 
+/** A list of names, looked up as it is or upper-cased (to match without regard to case). */
+interface NameSet {
+  exact: ReadonlySet<string>;
+  upper: ReadonlySet<string>;
+}
+
+function nameSet(names: readonly string[]): NameSet {
+  return { exact: new Set(names), upper: new Set(names.map((name) => name.toUpperCase())) };
+}
+
+function listed(set: NameSet, name: string, caseInsensitive: boolean): boolean {
+  return caseInsensitive ? set.upper.has(name.toUpperCase()) : set.exact.has(name);
+}
+
+const ALLOWED = nameSet(CHILD_ENV_ALLOWLIST);
+const PROXIES = nameSet(CHILD_ENV_PROXIES);
+
 /** Never passed on, even when listed: it would let a command drive the dashboard's API. */
 const NEVER_PASSED = new Set(["HERALD_DASHBOARD_SESSION_TOKEN"]);
 
@@ -138,8 +155,7 @@ export interface ChildEnvironmentOptions {
  * ```
  */
 export function isAllowedChildVariable(name: string, caseInsensitive = false): boolean {
-  const same = (a: string) => caseInsensitive ? a.toUpperCase() === name.toUpperCase() : a === name;
-  return CHILD_ENV_ALLOWLIST.some(same) || CHILD_ENV_PROXIES.some(same) ||
+  return listed(ALLOWED, name, caseInsensitive) || listed(PROXIES, name, caseInsensitive) ||
     ALLOWED_PATTERNS.some((pattern) => pattern.test(name));
 }
 
@@ -174,10 +190,7 @@ export function childEnvironment(
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(parent)) {
     if (value === undefined || !isAllowedChildVariable(name, caseInsensitive)) continue;
-    const proxy = CHILD_ENV_PROXIES.some((p) =>
-      caseInsensitive ? p.toUpperCase() === name.toUpperCase() : p === name
-    );
-    env[name] = proxy ? withoutUserinfo(value) : value;
+    env[name] = listed(PROXIES, name, caseInsensitive) ? withoutUserinfo(value) : value;
   }
   const lookup = options.lookup ?? ((name: string) => parent[name]);
   for (const name of options.passthrough ?? []) {

@@ -26,7 +26,7 @@
  * @module
  */
 
-import { liveProcesses, type ProcEntry } from "./_proc.ts";
+import { liveProcesses, parseStat, type ProcEntry } from "./_proc.ts";
 
 /** A child this process started as the leader of a new process group. */
 export interface GroupLeader {
@@ -182,7 +182,7 @@ async function parkedWithin(
   const deadline = Date.now() + ms;
   while (!leader.exited()) {
     const text = await Deno.readTextFile(`${procDir}/${leader.pid}/stat`).catch(() => "");
-    const state = text.slice(text.lastIndexOf(")") + 2)[0];
+    const state = parseStat(leader.pid, text)?.state;
     if (state === "T" || state === "t") return true;
     if (Date.now() >= deadline) return false;
     await delay(POLL_MS);

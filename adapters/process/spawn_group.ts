@@ -14,6 +14,7 @@
 
 import { isAbsolute, join } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
+import { missing as nothingThere } from "../fs/read.ts";
 import { killProcessTree, type SignalSender } from "./kill_tree.ts";
 
 /**
@@ -133,11 +134,7 @@ function resolveProgram(program: string, options: ProcessGroupOptions): string {
         if (runnable(candidate)) return candidate;
       } catch (error) {
         // Not in this folder; anything else (no permission to look) is decided below.
-        if (
-          !(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)
-        ) {
-          throw error;
-        }
+        if (!nothingThere(error)) throw error;
       }
     }
     throw missing();

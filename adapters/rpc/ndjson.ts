@@ -18,6 +18,7 @@ import {
   type RpcConnection,
   type RpcStreams,
 } from "./connection.ts";
+import { ByteQueue } from "./_byte_queue.ts";
 
 /** Longest line accepted by default, in bytes without the newline (16 MiB). */
 export const MAX_NDJSON_LINE_BYTES = 16 * 1024 * 1024;
@@ -44,8 +45,8 @@ export interface NdjsonOptions {
 export class NdjsonDecoder implements FrameDecoder {
   readonly #maxLineBytes: number;
   readonly #decoder = new TextDecoder();
-  #parts: Uint8Array[] = [];
-  #size = 0;
+  /** The start of a line whose newline has not come yet. */
+  readonly #pending = new ByteQueue();
 
   /** Creates a decoder refusing lines over `maxLineBytes`. */
   constructor(maxLineBytes: number = MAX_NDJSON_LINE_BYTES) {
@@ -59,12 +60,9 @@ export class NdjsonDecoder implements FrameDecoder {
     for (;;) {
       const newline = chunk.indexOf(NEWLINE, start);
       const end = newline < 0 ? chunk.length : newline;
-      this.#checkLength(this.#size + end - start);
+      this.#checkLength(this.#pending.size + end - start);
       if (newline < 0) {
-        if (end > start) {
-          this.#parts.push(chunk.slice(start));
-          this.#size += end - start;
-        }
+        this.#pending.push(chunk.subarray(start));
         return lines;
       }
       this.#keep(lines, this.#line(chunk.subarray(start, newline)));
@@ -75,7 +73,7 @@ export class NdjsonDecoder implements FrameDecoder {
   /** The stream ended: a last line without a newline still counts. */
   end(): string[] {
     const lines: string[] = [];
-    if (this.#size > 0) this.#keep(lines, this.#line(new Uint8Array()));
+    if (this.#pending.size > 0) this.#keep(lines, this.#line(new Uint8Array()));
     return lines;
   }
 
@@ -88,21 +86,11 @@ export class NdjsonDecoder implements FrameDecoder {
     );
   }
 
-  /** The line made of the kept parts and `last`, decoded; the parts are cleared. */
+  /** The line made of the pending bytes and `last`, decoded; the queue is emptied. */
   #line(last: Uint8Array): string {
-    let bytes = last;
-    if (this.#parts.length > 0) {
-      bytes = new Uint8Array(this.#size + last.length);
-      let offset = 0;
-      for (const part of this.#parts) {
-        bytes.set(part, offset);
-        offset += part.length;
-      }
-      bytes.set(last, offset);
-      this.#parts = [];
-      this.#size = 0;
-    }
-    return this.#decoder.decode(bytes);
+    if (this.#pending.size === 0) return this.#decoder.decode(last);
+    this.#pending.push(last);
+    return this.#decoder.decode(this.#pending.take(this.#pending.size));
   }
 
   #keep(lines: string[], line: string): void {

@@ -24,7 +24,7 @@ import { loadSessionConfig } from "../../core/agent/session_config.ts";
 import type { StartOptions, TurnRuntime } from "../../core/agent/turn_runtime.ts";
 import type { HeraldConfig, ProcessEnv } from "../../core/config/mod.ts";
 import { callAuxiliary } from "../../core/models/auxiliary.ts";
-import { resolveRouteChain, switchedRoute } from "../../core/models/fallback.ts";
+import { resolveRouteChain, switchedChain, switchedRoute } from "../../core/models/fallback.ts";
 import { type ModelSettings, resolveModelSettings } from "../../core/models/settings.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
 import type { SessionStore } from "../../core/sessions/store.ts";
@@ -171,7 +171,7 @@ export async function openAgentRuntime(
     client: createChainClient(chain.routes, pools),
     clientFor: (model, provider) =>
       createChainClient(
-        [switchedRoute(config, credentials, settings, model, provider), ...fallbacks],
+        switchedChain(config, credentials, settings, fallbacks, model, provider),
         pools,
       ),
     store,

@@ -46,7 +46,7 @@ export function openProfileContext(paths: ProfilePaths, env: ProcessEnv): Profil
       readConfigText: () => readConfigText(paths.config),
       async updateConfig(edit) {
         await ensureProfileHome(paths);
-        return await updateConfigText(paths.config, edit, { envPath: paths.env });
+        return await updateConfigText(paths.config, paths.env, edit);
       },
       readEnv: () => readEnvFile(paths.env),
       async setEnv(name, value) {

@@ -5,7 +5,7 @@
  */
 
 import { join } from "node:path";
-import { isDirectory as isDirectoryOrThrow, isFile as isFileOrThrow } from "../fs/read.ts";
+import { isDirectory as isDirectoryOrThrow, isFile as isFileOrThrow, missing } from "../fs/read.ts";
 
 /** Entries of `dir` sorted by name; a missing folder (or a file in its place) has none. */
 export async function readDirSorted(dir: string): Promise<Deno.DirEntry[]> {
@@ -13,9 +13,7 @@ export async function readDirSorted(dir: string): Promise<Deno.DirEntry[]> {
   try {
     for await (const entry of Deno.readDir(dir)) entries.push(entry);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return [];
-    }
+    if (missing(error)) return [];
     throw error;
   }
   return entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

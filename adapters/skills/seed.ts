@@ -28,6 +28,7 @@ import { fileURLToPath } from "node:url";
 import type { BundledSkillStatus, SeedReport, TrackedSkill } from "../../core/skills/mod.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/file_lock.ts";
+import { readTextOrEmpty } from "../fs/read.ts";
 import { entryIsDirectory, isDirectory, isFile, listFiles, readDirSorted } from "./_fs.ts";
 import { skillsDir } from "./catalog.ts";
 
@@ -391,12 +392,7 @@ export function bundledSetHash(source: string = bundledSkillsDir()): Promise<str
 
 /** The hash recorded in `skills/.bundled_set`, or undefined when there is none. */
 export async function readSeededSet(home: string): Promise<string | undefined> {
-  try {
-    return (await Deno.readTextFile(join(skillsDir(home), SEEDED_SET_FILE))).trim() || undefined;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
+  return (await readTextOrEmpty(join(skillsDir(home), SEEDED_SET_FILE))).trim() || undefined;
 }
 
 async function writeSeededSet(home: string, hash: string): Promise<void> {

@@ -8,9 +8,14 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import type { ImportMessage, NewSession } from "../../core/sessions/store.ts";
-import { numberedTitle } from "../../core/sessions/titles.ts";
 import { immediate, toStoreError } from "./_db.ts";
-import { checkNewSession, messageValues, toolCallsIn } from "./_rows.ts";
+import {
+  checkNewSession,
+  freeTitle,
+  messageValues,
+  SELECT_BY_TITLE,
+  toolCallsIn,
+} from "./_rows.ts";
 import { FTS_INSERT_TRIGGER } from "./migrations.ts";
 
 /** Rows per transaction on the bulk path. */
@@ -43,10 +48,8 @@ export function bulkLoad(
   const insertSession = db.prepare(
     "INSERT INTO sessions (id, source, model, title, started_at) VALUES (?, ?, ?, ?, ?)",
   );
-  const titleTaken = db.prepare("SELECT 1 AS taken FROM sessions WHERE title = ? COLLATE NOCASE");
   // Titles are unique per profile: one already taken gets ` #2`, ` #3`, ... as in createSession.
-  const freeTitle = (title: string) =>
-    numberedTitle(title, (candidate) => titleTaken.get(candidate) !== undefined);
+  const byTitle = db.prepare(SELECT_BY_TITLE);
   const sessionCount = inBatches(db, file, sessions, batchSize, "session", {
     row(session) {
       if (session.id === undefined) throw new TypeError("An imported session needs an id");
@@ -56,7 +59,7 @@ export function bulkLoad(
         session.id,
         session.source,
         session.model ?? null,
-        session.title ? freeTitle(session.title) : null,
+        session.title ? freeTitle(session.title, byTitle) : null,
         startedAt,
       );
     },

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { StatementSync } from "node:sqlite";
 import {
   MESSAGE_ROLES,
   type MessageRole,
@@ -12,6 +13,7 @@ import {
   type SessionRecord,
   type StoredMessage,
 } from "../../core/sessions/store.ts";
+import { numberedTitle } from "../../core/sessions/titles.ts";
 
 /** Session columns aliased to the record's field names. */
 export const SESSION_COLUMNS = `
@@ -20,6 +22,21 @@ export const SESSION_COLUMNS = `
   message_count AS messageCount, tool_call_count AS toolCallCount,
   api_call_count AS apiCallCount, input_tokens AS inputTokens, output_tokens AS outputTokens,
   cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens`;
+
+/**
+ * Selects the session that holds a title (one parameter), ignoring ASCII
+ * case as the unique index `sessions_title` does.
+ */
+export const SELECT_BY_TITLE =
+  `SELECT ${SESSION_COLUMNS} FROM sessions WHERE title = ? COLLATE NOCASE`;
+
+/**
+ * `title`, or the first of `title #2`, `title #3`, ... no session holds;
+ * `byTitle` is {@link SELECT_BY_TITLE} prepared.
+ */
+export function freeTitle(title: string, byTitle: StatementSync): string {
+  return numberedTitle(title, (candidate) => byTitle.get(candidate) !== undefined);
+}
 
 /**
  * Message columns. node:sqlite reads TEXT only up to the first NUL, so

@@ -21,7 +21,7 @@ import type {
   StoredMessage,
   UsageDelta,
 } from "../../core/sessions/store.ts";
-import { numberedTitle, SessionTitleTakenError } from "../../core/sessions/titles.ts";
+import { SessionTitleTakenError } from "../../core/sessions/titles.ts";
 import type {
   CompactionRecord,
   CompactionStore,
@@ -33,9 +33,11 @@ import { immediate, openDatabase, toStoreError } from "./_db.ts";
 import {
   checkNewSession,
   checkTime,
+  freeTitle,
   MESSAGE_COLUMNS,
   type MessageRow,
   messageValues,
+  SELECT_BY_TITLE,
   SESSION_COLUMNS,
   type SessionRow,
   toolCallsIn,
@@ -119,7 +121,7 @@ class SqliteSessionStore implements StateStore {
       if (input.id !== undefined && this.getSession(id)) {
         throw new StoreError(this.#file, `session "${id}" already exists`);
       }
-      const title = input.title ? this.#freeTitle(input.title) : null;
+      const title = input.title ? freeTitle(input.title, this.#sql(SELECT_BY_TITLE)) : null;
       const row = this.#sql(
         `INSERT INTO sessions (id, source, model, title, started_at, system_prompt)
          VALUES (?, ?, ?, ?, ?, ?)
@@ -182,7 +184,7 @@ class SqliteSessionStore implements StateStore {
   ): SessionRecord {
     return this.#write(() => {
       if (patch.title) {
-        const holder = this.#titleHolder(patch.title);
+        const holder = this.findSessionByTitle(patch.title)?.id;
         if (holder !== undefined && holder !== id && this.getSession(id)) {
           throw new SessionTitleTakenError(patch.title, holder);
         }
@@ -207,9 +209,7 @@ class SqliteSessionStore implements StateStore {
 
   findSessionByTitle(title: string): SessionRecord | undefined {
     return this.#read(() => {
-      const row = this.#sql(
-        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE title = ? COLLATE NOCASE`,
-      ).get(title) as SessionRow | undefined;
+      const row = this.#sql(SELECT_BY_TITLE).get(title) as SessionRow | undefined;
       return row && toSessionRecord(row);
     });
   }
@@ -385,6 +385,22 @@ class SqliteSessionStore implements StateStore {
     }));
   }
 
+  firstUserMessages(sessionIds: readonly string[]): Map<string, string | null> {
+    return this.#read(() => {
+      const rows = this.#sql(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages
+         WHERE id IN (
+           SELECT (SELECT id FROM messages
+                   WHERE session_id = wanted.value AND role = 'user' ORDER BY id LIMIT 1)
+           FROM json_each(?) AS wanted
+         )`,
+      ).all(JSON.stringify(sessionIds)) as unknown as MessageRow[];
+      return new Map(
+        rows.map(toStoredMessage).map((message) => [message.sessionId, message.content]),
+      );
+    });
+  }
+
   addCompaction(sessionId: string, checkpoint: NewCompaction): CompactionRecord {
     checkCount("headThroughId", checkpoint.headThroughId);
     checkCount("tailFromId", checkpoint.tailFromId);
@@ -463,19 +479,6 @@ class SqliteSessionStore implements StateStore {
     this.#db = undefined;
     this.#statements.clear();
     db.close();
-  }
-
-  /** The id of the session whose title is `title` (ignoring ASCII case), if any. */
-  #titleHolder(title: string): string | undefined {
-    const row = this.#sql("SELECT id FROM sessions WHERE title = ? COLLATE NOCASE").get(title) as
-      | { id: string }
-      | undefined;
-    return row?.id;
-  }
-
-  /** `title`, or the first of `title #2`, `title #3`, ... no session has. */
-  #freeTitle(title: string): string {
-    return numberedTitle(title, (candidate) => this.#titleHolder(candidate) !== undefined);
   }
 
   #open(): DatabaseSync {

@@ -13,9 +13,8 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { defineTypedTool, ToolError, type TypedTool } from "../../core/tools/types.ts";
-import { writeFileAtomic } from "../fs/atomic.ts";
-import { withFileLock } from "../fs/file_lock.ts";
 import { readTextOrEmpty } from "../fs/read.ts";
+import { updateTextFile } from "../fs/text_file.ts";
 
 /** Which memory file an action targets. */
 export type MemoryTarget = "memory" | "user";
@@ -129,20 +128,21 @@ export function createMemoryTool(
       const path = memoryFile(context.home, args.target);
       // The folder first: the lock file (shared with other processes) lives beside the file.
       await Deno.mkdir(join(context.home, "memories"), { recursive: true });
-      return await withFileLock(path, async () => {
-        const entries = parseEntries(await readTextOrEmpty(path));
-        const { next, evicted, note } = applyAction(args, entries, limits[args.target]);
+      let result!: MemoryResult;
+      await updateTextFile(path, async (text) => {
+        const { next, evicted, note } = applyAction(args, parseEntries(text), limits[args.target]);
         // Archived before the file loses them, so an entry is never in neither place.
         if (evicted.length > 0) await archive(context.home, args.target, evicted);
-        if (note === undefined) await writeFileAtomic(path, render(next));
-        return {
+        result = {
           target: args.target,
           entries: next,
           usage: `${used(next)}/${limits[args.target]} chars`,
           ...(evicted.length > 0 ? { evicted } : {}),
           ...(note !== undefined ? { note } : {}),
         };
+        return note === undefined ? render(next) : null;
       });
+      return result;
     },
   });
 }

@@ -1,9 +1,10 @@
 /**
  * The `terminal` tool: runs a shell command in the session's working
- * directory and returns its exit code and output. Dangerous commands (see
- * core/tools/dangerous.ts) need the user's approval first. The command runs
- * in its own process group, so a timeout or an interrupt ends everything it
- * started, not only the shell. Its environment is the allowlist of
+ * directory and returns its exit code and output. Core's `judgeCommand`
+ * (core/tools/command_guard.ts) decides whether a command is refused, needs
+ * the user's approval first, or runs. The command runs in its own process
+ * group, so a timeout or an interrupt ends everything it started, not only
+ * the shell. Its environment is the allowlist of
  * adapters/process/child_env.ts plus the profile's `terminal.env_passthrough`
  * names, never Herald's whole environment.
  *
@@ -11,8 +12,7 @@
  */
 
 import { z } from "zod";
-import { matchDenyPattern } from "../../core/tools/deny.ts";
-import { detectDangerousCommand } from "../../core/tools/dangerous.ts";
+import { judgeCommand } from "../../core/tools/command_guard.ts";
 import { defineTypedTool, ToolError, type TypedTool } from "../../core/tools/types.ts";
 import {
   childEnvironment,
@@ -117,34 +117,19 @@ export function createTerminalTool(
         : resolveToolPath(args.workdir, context.cwd, options.homeDir ?? userHome());
       await checkDirectory(cwd);
 
-      const danger = detectDangerousCommand(args.command);
-      if (danger?.hardline) {
-        // Never asked: no answer, "always" rule or yolo mode runs these.
-        throw new ToolError(
-          "blocked",
-          `Blocked: ${danger.reason}. Herald never runs this command, even when approved; ` +
-            "do not retry it. Ask the user to run it themselves if it is truly intended.",
-        );
-      }
-      const denied = matchDenyPattern(args.command, options.denyPatterns ?? []);
-      if (denied !== undefined) {
-        throw new ToolError(
-          "blocked",
-          `Blocked: the command matches "${denied}" in approvals.deny. Do not retry it or work ` +
-            "around it; ask the user.",
-        );
-      }
-      if (danger) {
+      const verdict = judgeCommand(args.command, options.denyPatterns ?? []);
+      if (verdict.kind === "refuse") throw new ToolError(verdict.code, verdict.reason);
+      if (verdict.kind === "ask") {
         const approved = await context.approve({
           tool: "terminal",
           command: args.command,
-          reason: danger.reason,
-          ruleKey: danger.ruleKey,
+          reason: verdict.reason,
+          ruleKey: verdict.ruleKey,
         });
         if (!approved) {
           throw new ToolError(
             "denied",
-            `The command was not approved: ${danger.reason}. Ask the user or use a safer command.`,
+            `The command was not approved: ${verdict.reason}. Ask the user or use a safer command.`,
           );
         }
       }

@@ -68,8 +68,8 @@ export function registerAuth(program: Command, ctx: () => CliContext): void {
     .option("--json", "print JSON")
     .action(async (provider: string | undefined, options: { json?: boolean }) => {
       const c = ctx();
-      const profile = await c.profileContext();
-      const reset = await resetAuth(openKeyStateStore(profile.home), provider);
+      // The key state is written beside the profile's files: the home must exist.
+      const reset = await resetAuth(openKeyStateStore((await c.home()).home), provider);
       if (options.json) return printJson(c.io, { reset });
       c.io.out(
         reset.length === 0

@@ -17,11 +17,7 @@ import {
 import { openSkillLibrary } from "../../adapters/skills/mod.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
-import { displayPath, printWarnings } from "./_skills_common.ts";
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
+import { collect, displayPath, printWarnings } from "./_common.ts";
 
 interface CreateOptions {
   skill: string[];

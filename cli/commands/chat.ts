@@ -12,6 +12,7 @@ import {
   type ConversationResult,
 } from "../../core/agent/conversation.ts";
 import type { AgentEvent, SendOptions, TurnResult } from "../../core/agent/turn_runtime.ts";
+import { turnView } from "../../core/agent/turn_view.ts";
 import { HeraldError } from "../../core/errors.ts";
 import { VERSION } from "../../core/version.ts";
 import { openAgentRuntimeLazily } from "../../adapters/runtime/lazy_agent_runtime.ts";
@@ -45,16 +46,14 @@ class TurnDisplay {
   onEvent = (event: AgentEvent): void => {
     switch (event.type) {
       case "model_call":
-        if (this.streamed && !this.streamed.endsWith("\n") && this.streamText) this.io.out("\n");
-        this.streamed = "";
+        this.#endLine();
         break;
       case "text":
         this.streamed += event.delta;
         if (this.streamText) this.io.out(event.delta);
         break;
       case "tool_start": {
-        if (this.streamText && this.streamed && !this.streamed.endsWith("\n")) this.io.out("\n");
-        this.streamed = "";
+        this.#endLine();
         let args = event.call.arguments;
         try {
           const parsed = JSON.parse(args);
@@ -75,14 +74,19 @@ class TurnDisplay {
         break;
       case "compressed":
       case "notice": {
-        if (this.streamText && this.streamed && !this.streamed.endsWith("\n")) this.io.out("\n");
-        this.streamed = "";
+        this.#endLine();
         const warning = event.type === "notice" && event.level === "warning";
         this.io.err(`herald: ${warning ? "warning: " : ""}${event.message}\n`);
         break;
       }
     }
   };
+
+  /** Ends the streamed text's line (when it did not end one) before other output; starts anew. */
+  #endLine(): void {
+    if (this.streamText && this.streamed && !this.streamed.endsWith("\n")) this.io.out("\n");
+    this.streamed = "";
+  }
 
   /** Prints what the final answer adds to the streamed text (the footer, plugin changes). */
   finish(result: TurnResult): void {
@@ -221,14 +225,7 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
             );
             showTurn(c, display, result);
             if (options.json) {
-              printJson(c.io, {
-                session_id: result.sessionId,
-                response: result.response,
-                tool_calls: result.toolCalls,
-                aborted: result.aborted,
-                hit_max_turns: result.hitMaxTurns,
-                stopped: result.stopped?.code ?? null,
-              });
+              printJson(c.io, { ...turnView(result), stopped: result.stopped?.code ?? null });
             } else {
               c.io.out(`${result.response}\n`);
             }

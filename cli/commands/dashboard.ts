@@ -19,9 +19,9 @@ import { VERSION } from "../../core/version.ts";
 import { heraldCommand } from "../../adapters/process/mod.ts";
 import { createApp } from "../../server/app.ts";
 import { newSessionToken } from "../../server/auth.ts";
-import { isLoopbackHost } from "../../server/origin.ts";
+import { isLoopbackHost, urlHost } from "../../server/origin.ts";
 import type { ServerDeps } from "../../server/deps.ts";
-import { LiveSockets } from "../../server/ws/live.ts";
+import { LiveSockets, settlesWithin } from "../../server/ws/live.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../errors.ts";
 
@@ -32,17 +32,6 @@ export const DEFAULT_DASHBOARD_PORT = 9219;
 const SOCKETS_STOP_WAIT_MS = 800;
 /** How long a stop then waits for HTTP requests still running; they are cut off after it. */
 const HTTP_STOP_WAIT_MS = 200;
-
-/** Resolves true when `promise` settles within `ms`, false otherwise. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
-  try {
-    return await Promise.race([promise.then(() => true, () => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 interface DashboardOptions {
   isolated?: boolean;
@@ -63,10 +52,6 @@ function parsePort(value: string): number {
     );
   }
   return port;
-}
-
-function urlHost(host: string): string {
-  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
 /** Asks `http://host:port/api/status` whether a Herald dashboard answers there. */

@@ -19,7 +19,7 @@ import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 
 /** The outcome of one check. */
-export interface DoctorCheck {
+interface DoctorCheck {
   name: "deno" | "home" | "config" | "env" | "state_db" | "model";
   status: "ok" | "warn" | "fail";
   detail: string;
@@ -136,7 +136,7 @@ function checkDeno(): DoctorCheck {
  * Runs every check for one profile. The config checks are core's
  * (`checkConfig`); nothing here creates the home.
  */
-export async function runDoctor(paths: ProfilePaths, env: ProcessEnv): Promise<DoctorCheck[]> {
+async function runDoctor(paths: ProfilePaths, env: ProcessEnv): Promise<DoctorCheck[]> {
   const profile = openProfileContext(paths, env);
   return [
     checkDeno(),
@@ -170,7 +170,7 @@ export function registerDoctor(program: Command, ctx: () => CliContext): void {
 }
 
 /** Raised after the report when at least one check failed, so the exit code is 1. */
-export class DoctorFailed extends HeraldError {
+class DoctorFailed extends HeraldError {
   /** Creates the error for `count` failed checks. */
   constructor(readonly count: number) {
     super("doctor_failed", "state", `${count} check${count === 1 ? "" : "s"} failed (see above)`, {

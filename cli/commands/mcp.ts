@@ -12,10 +12,7 @@ import type { McpServerView } from "../../core/mcp/mod.ts";
 import { addMcpServer, listMcpServers, removeMcpServer } from "../../core/usecases/mcp.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
+import { collect } from "./_common.ts";
 
 function parseSeconds(value: string): number {
   const seconds = Number(value);

@@ -22,9 +22,9 @@ import {
   useProfile,
 } from "../../core/usecases/profiles.ts";
 import { openProfileHome } from "../../adapters/home/mod.ts";
-import { LineReader } from "../chat/lines.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
+import { readAnswer } from "./_common.ts";
 
 interface CreateOptions {
   description?: string;
@@ -70,17 +70,13 @@ async function confirmByName(c: CliContext, profile: { name: string; home: strin
   if (!c.interactive) {
     throw new ProfileDeleteRefusedError(profile.name, "profile_delete_unconfirmed");
   }
-  c.io.err(
+  const answer = await readAnswer(
+    c,
     `This deletes profile "${profile.name}" and everything in ${profile.home} ` +
       "(config, secrets, skills, memories, sessions). It cannot be undone.\n" +
       `Type the profile name to confirm: `,
   );
-  const lines = new LineReader(c.input());
-  try {
-    return (await lines.next())?.trim() === profile.name;
-  } finally {
-    await lines.close();
-  }
+  return answer === profile.name;
 }
 
 function printDescribeResult(c: CliContext, result: DescribeResult, many: boolean): void {

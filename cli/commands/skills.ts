@@ -18,10 +18,9 @@ import {
   showSkill,
 } from "../../core/usecases/skills.ts";
 import { openSkillLibrary, OPT_OUT_MARKER } from "../../adapters/skills/mod.ts";
-import { LineReader } from "../chat/lines.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
-import { displayPath, printWarnings } from "./_skills_common.ts";
+import { displayPath, printWarnings, readAnswer } from "./_common.ts";
 
 function printSeedReport(c: CliContext, report: SeedReportView): void {
   const groups: [string, string[]][] = [
@@ -43,14 +42,8 @@ function printSeedReport(c: CliContext, report: SeedReportView): void {
 }
 
 async function confirm(c: CliContext, question: string): Promise<boolean> {
-  c.io.err(question);
-  const lines = new LineReader(c.input());
-  try {
-    const answer = (await lines.next())?.trim().toLowerCase() ?? "";
-    return answer === "y" || answer === "yes";
-  } finally {
-    await lines.close();
-  }
+  const answer = (await readAnswer(c, question)).toLowerCase();
+  return answer === "y" || answer === "yes";
 }
 
 /** Shows what `opt-out --remove` would delete and asks; refuses when nobody can answer. */

@@ -25,10 +25,9 @@
 import type { ToolCall } from "../models/types.ts";
 import type { ToolOutcome, ToolRegistry } from "../tools/registry.ts";
 import type { ToolContext } from "../tools/types.ts";
-import type { TurnSession } from "./turn_runtime.ts";
 
 /** The most checkpoints kept per working directory (and the default of `checkpoints.max_snapshots`). */
-export const MAX_CHECKPOINTS = 20;
+const MAX_CHECKPOINTS = 20;
 
 /** What a path held at one moment. */
 export type FileState =
@@ -87,8 +86,12 @@ export interface CheckpointStore {
    * holds is left as it was.
    */
   snapshot(checkpoint: NewCheckpoint, path: string, copy: FileCopy): Promise<void>;
-  /** Notes what `path` holds now as its `after` in checkpoint `id` (nothing when `id` is gone). */
-  recordAfter(id: string, path: string): Promise<void>;
+  /**
+   * Notes what `path` holds now as its `after` in checkpoint `id` (nothing
+   * when `id` is gone): `after` when the caller has just inspected the path,
+   * else the store reads it.
+   */
+  recordAfter(id: string, path: string, after?: FileState): Promise<void>;
   /** What `path` holds now, keeping nothing. */
   inspect(path: string): Promise<FileState>;
   /** Every checkpoint of the working directory, oldest first (by time, then message id). */
@@ -138,7 +141,7 @@ export type RollbackOutcome =
 
 /** Options of {@link Checkpoints}. */
 export interface CheckpointsOptions {
-  /** Checkpoints kept per working directory, 1 to {@link MAX_CHECKPOINTS} (default and maximum 20). */
+  /** Checkpoints kept per working directory, 1 to 20 (default and maximum 20). */
   maxSnapshots?: number;
   now?: () => number;
 }
@@ -157,28 +160,6 @@ function shorten(text: string, limit = 60): string {
 function newCheckpointId(now: number): string {
   const random = crypto.getRandomValues(new Uint32Array(2));
   return `chk_${now.toString(36)}${random[0].toString(36)}${random[1].toString(36)}`;
-}
-
-/**
- * The path a tool call is about to change (the tool's `mutatedPath`), or
- * undefined for a call that changes no file or whose arguments do not parse
- * (the tool then fails without writing).
- */
-export function mutatedPathOf(
-  tools: ToolRegistry,
-  call: ToolCall,
-  context: ToolContext,
-): string | undefined {
-  const tool = tools.get(call.name);
-  if (!tool?.mutatedPath) return undefined;
-  let raw: unknown;
-  try {
-    raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-  } catch {
-    return undefined;
-  }
-  const parsed = tool.schema.safeParse(raw);
-  return parsed.success ? tool.mutatedPath(parsed.data, context) : undefined;
 }
 
 /**
@@ -211,7 +192,7 @@ export class TurnCheckpoint {
    * taken does not stop the call.
    */
   async execute(tools: ToolRegistry, call: ToolCall, context: ToolContext): Promise<ToolOutcome> {
-    const path = mutatedPathOf(tools, call, context);
+    const path = tools.mutatedPath(call, context);
     if (path === undefined) return await tools.execute(call, context);
     const store = this.#checkpoints.store;
     const copy = this.#seen.has(path) ? undefined : await store.read(path).catch(() => undefined);
@@ -228,12 +209,12 @@ export class TurnCheckpoint {
   /** Keeps `copy` when the call changed the file, and notes what the file holds now. */
   async #after(path: string, copy: FileCopy | undefined, ok: boolean): Promise<void> {
     const store = this.#checkpoints.store;
+    let after: FileState | undefined;
     if (!this.#seen.has(path)) {
       if (!copy) return;
       // A file that was not read (too large) changed when the call says it wrote it.
-      const changed = copy.state.kind === "skipped"
-        ? ok
-        : !same(await store.inspect(path), copy.state);
+      if (copy.state.kind !== "skipped") after = await store.inspect(path);
+      const changed = copy.state.kind === "skipped" ? ok : !same(after, copy.state);
       if (!changed) return;
       await store.snapshot(this.#meta, path, copy);
       this.#seen.add(path);
@@ -243,7 +224,7 @@ export class TurnCheckpoint {
         await this.#checkpoints.prune().catch(() => {});
       }
     }
-    await store.recordAfter(this.#meta.id, path);
+    await store.recordAfter(this.#meta.id, path, after);
   }
 
   #serial<T>(work: () => Promise<T>): Promise<T> {
@@ -272,7 +253,7 @@ export class Checkpoints {
   readonly #max: number;
   readonly #now: () => number;
 
-  /** Checkpoints in `store`; `options.maxSnapshots` is clamped to 1..{@link MAX_CHECKPOINTS}. */
+  /** Checkpoints in `store`; `options.maxSnapshots` is clamped to 1..20. */
   constructor(store: CheckpointStore, options: CheckpointsOptions = {}) {
     this.store = store;
     const max = Math.trunc(options.maxSnapshots ?? MAX_CHECKPOINTS);
@@ -414,18 +395,6 @@ export interface SessionRollback {
   rollback(number: number): Promise<RollbackOutcome>;
 }
 
-/** A session that may offer {@link SessionRollback} (Herald's own agent loop does). */
-export interface RollbackCapable {
-  /** Undefined when checkpoints are off. */
-  readonly checkpoints: SessionRollback | undefined;
-}
-
-function rollbackOf(session: TurnSession): SessionRollback | undefined {
-  return "checkpoints" in session
-    ? (session as TurnSession & RollbackCapable).checkpoints
-    : undefined;
-}
-
 function timeOf(epoch: number): string {
   const date = new Date(epoch);
   const two = (n: number) => String(n).padStart(2, "0");
@@ -479,10 +448,10 @@ function rollbackText(outcome: RollbackOutcome & { ok: true }): string {
  * returns the reply to show.
  */
 export async function rollbackReply(
-  session: TurnSession,
+  session: { readonly checkpoints?: SessionRollback },
   number: number | undefined,
 ): Promise<string> {
-  const rollback = rollbackOf(session);
+  const rollback = session.checkpoints;
   if (!rollback) {
     return "Checkpoints are off for this conversation; turn them on with " +
       "`herald config set checkpoints.enabled true` (they apply to new conversations).";

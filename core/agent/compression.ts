@@ -16,8 +16,9 @@
  */
 
 import type { AuxiliaryPrompt } from "../models/auxiliary.ts";
-import type { ChatMessage, ModelUsage, ToolCall, ToolSpec } from "../models/types.ts";
+import type { ChatMessage, ModelUsage, ToolSpec } from "../models/types.ts";
 import { providerInfo } from "../providers.ts";
+import { pairToolMessages } from "./history.ts";
 
 /** The context window assumed for a model Herald knows nothing about, in tokens. */
 export const DEFAULT_CONTEXT_LENGTH = 128_000;
@@ -288,42 +289,6 @@ export function summaryMessage(
 }
 
 /**
- * Makes a run of messages safe to send: a tool result whose call is not in
- * the assistant message before it is dropped, and a call without a result
- * gets a stub result. Providers refuse either kind of orphan.
- */
-export function pairToolMessages(messages: readonly ChatMessage[]): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  let open: ToolCall[] = [];
-  const closeOpen = () => {
-    for (const call of open) {
-      out.push({
-        role: "tool",
-        toolCallId: call.id,
-        name: call.name,
-        content: JSON.stringify({ error: "result not available", code: "interrupted" }),
-        isError: true,
-      });
-    }
-    open = [];
-  };
-  for (const message of messages) {
-    if (message.role === "tool") {
-      const index = open.findIndex((call) => call.id === message.toolCallId);
-      if (index === -1) continue;
-      open.splice(index, 1);
-      out.push(message);
-      continue;
-    }
-    closeOpen();
-    out.push(message);
-    if (message.role === "assistant") open = [...(message.toolCalls ?? [])];
-  }
-  closeOpen();
-  return out;
-}
-
-/**
  * The messages to send for `history` under `compaction`: head, note, tail,
  * with tool calls and results paired.
  */
@@ -336,7 +301,7 @@ export function compactedMessages(
     ...history.slice(0, compaction.headEnd),
     summaryMessage(history, compaction, pointer),
     ...history.slice(compaction.tailStart),
-  ]);
+  ], "result not available");
 }
 
 const SUMMARY_SYSTEM = [

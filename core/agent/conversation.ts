@@ -237,7 +237,10 @@ export class Conversation {
       sessionId: session.id,
       model: session.model,
       provider: session.provider,
-      title: session.title,
+      // Read only by `/title`: a stored session's title is a database read.
+      get title() {
+        return session.title;
+      },
     });
     if (!outcome) return { kind: "turn", result: await this.#runTurn(text, options) };
     switch (outcome.kind) {

@@ -30,6 +30,9 @@ export function toNewMessage(message: ChatMessage, timestamp: number): NewMessag
   }
 }
 
+/** The error of the synthetic result a call that never got one is given. */
+const INTERRUPTED = "interrupted before the tool finished";
+
 function isToolCall(value: unknown): value is ToolCall {
   const call = value as ToolCall;
   return typeof call?.id === "string" && typeof call.name === "string" &&
@@ -61,61 +64,87 @@ export function historyFromStored(rows: readonly StoredMessage[]): ChatMessage[]
  */
 export function historyEntriesFromStored(rows: readonly StoredMessage[]): HistoryEntry[] {
   const history: HistoryEntry[] = [];
-  let pending: ToolCall[] = [];
-  let lastId = 0;
-  const closePending = () => {
-    for (const call of pending) {
-      history.push({
-        id: lastId,
-        message: {
-          role: "tool",
-          toolCallId: call.id,
-          name: call.name,
-          content: JSON.stringify({
-            error: "interrupted before the tool finished",
-            code: "interrupted",
-          }),
-          isError: true,
-        },
-      });
+  // A system row ends the calls before it, as any message but a tool result does.
+  let run: HistoryEntry[] = [];
+  const pairRun = () => {
+    const ids = new Map(run.map((entry) => [entry.message, entry.id]));
+    // A synthetic result takes the id of the row before it.
+    let id = 0;
+    for (const message of pairToolMessages(run.map((entry) => entry.message), INTERRUPTED)) {
+      id = ids.get(message) ?? id;
+      history.push({ id, message });
     }
-    pending = [];
+    run = [];
   };
   for (const row of rows) {
-    if (row.role === "tool") {
-      const index = pending.findIndex((call) => call.id === row.toolCallId);
-      if (index === -1) continue;
-      pending.splice(index, 1);
-      lastId = row.id;
-      history.push({
-        id: row.id,
-        message: {
-          role: "tool",
-          toolCallId: row.toolCallId ?? "",
-          name: row.toolName ?? "",
-          content: row.content ?? "",
-        },
+    if (row.role === "system") pairRun();
+    const message = messageOf(row);
+    if (message) run.push({ id: row.id, message });
+  }
+  pairRun();
+  return history;
+}
+
+/** The conversation message of a stored row; undefined for a row that has none. */
+function messageOf(row: StoredMessage): ChatMessage | undefined {
+  switch (row.role) {
+    case "user":
+      return { role: "user", content: row.content ?? "" };
+    case "assistant": {
+      const toolCalls = (row.toolCalls ?? []).filter(isToolCall);
+      return {
+        role: "assistant",
+        content: row.content,
+        ...(toolCalls.length ? { toolCalls } : {}),
+      };
+    }
+    case "tool":
+      // A result that names no call answers none.
+      return row.toolCallId === null ? undefined : {
+        role: "tool",
+        toolCallId: row.toolCallId,
+        name: row.toolName ?? "",
+        content: row.content ?? "",
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Makes a run of messages safe to send: a tool result whose call is not in
+ * the assistant message before it (or already has its result) is dropped,
+ * and a call without a result gets a stub result, an error saying `stub`
+ * (code `interrupted`), before the next message. Providers refuse either
+ * kind of orphan. The messages kept are the objects given.
+ */
+export function pairToolMessages(messages: readonly ChatMessage[], stub: string): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  let open: ToolCall[] = [];
+  const closeOpen = () => {
+    for (const call of open) {
+      out.push({
+        role: "tool",
+        toolCallId: call.id,
+        name: call.name,
+        content: JSON.stringify({ error: stub, code: "interrupted" }),
+        isError: true,
       });
+    }
+    open = [];
+  };
+  for (const message of messages) {
+    if (message.role === "tool") {
+      const index = open.findIndex((call) => call.id === message.toolCallId);
+      if (index === -1) continue;
+      open.splice(index, 1);
+      out.push(message);
       continue;
     }
-    closePending();
-    if (row.role === "user") {
-      lastId = row.id;
-      history.push({ id: row.id, message: { role: "user", content: row.content ?? "" } });
-    } else if (row.role === "assistant") {
-      lastId = row.id;
-      const toolCalls = (row.toolCalls ?? []).filter(isToolCall);
-      history.push({
-        id: row.id,
-        message: {
-          role: "assistant",
-          content: row.content,
-          ...(toolCalls.length ? { toolCalls } : {}),
-        },
-      });
-      pending = [...toolCalls];
-    }
+    closeOpen();
+    out.push(message);
+    if (message.role === "assistant") open = [...(message.toolCalls ?? [])];
   }
-  closePending();
-  return history;
+  closeOpen();
+  return out;
 }

@@ -15,7 +15,7 @@ import type { SessionFiles } from "../sessions/files.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import { SessionTitleTakenError } from "../sessions/titles.ts";
 import type { ToolOutcome, ToolRegistry } from "../tools/registry.ts";
-import type { ApprovalChoice, ApprovalRequest, ToolContext } from "../tools/types.ts";
+import type { ApprovalHandler, ApprovalRequest, ToolContext } from "../tools/types.ts";
 import type { Checkpoints, SessionRollback, TurnCheckpoint } from "./checkpoints.ts";
 import { type LlmHooks, runOutputHooks } from "./hooks.ts";
 import { historyEntriesFromStored, toNewMessage } from "./history.ts";
@@ -45,16 +45,6 @@ import { MutationTracker } from "./verifier.ts";
 
 export type { AgentEvent, SendOptions, TurnResult } from "./turn_runtime.ts";
 
-/**
- * Decides approval requests the session has not already granted. `signal`
- * is the turn's: once it is aborted the answer no longer matters, and a
- * handler should withdraw its question and deny.
- */
-export type SessionApprovalHandler = (
-  request: ApprovalRequest,
-  options: { signal: AbortSignal },
-) => Promise<ApprovalChoice>;
-
 /** Everything a session needs from its surroundings. */
 export interface AgentSessionOptions {
   client: ModelClient;
@@ -64,7 +54,7 @@ export interface AgentSessionOptions {
   files?: SessionFiles;
   hooks?: readonly LlmHooks[];
   /** Decides dangerous actions the session has not already approved. */
-  approve: SessionApprovalHandler;
+  approve: ApprovalHandler;
   /**
    * A client for another model name (`/model`), of `provider` when given,
    * else of the same provider; without it the model is fixed.
@@ -118,8 +108,6 @@ export class AgentSession implements TurnSession {
   /** A title given before anything was stored (`/title`); stored with the session. */
   #pendingTitle: string | undefined;
   #requestSequence = 0;
-  /** The running turn's checkpoint bookkeeping (with `checkpoints`). */
-  #turnCheckpoint: TurnCheckpoint | undefined;
   /** The stored id of each message of {@link #history}. */
   readonly #ids: number[];
   /** What the requests send (the compression checkpoint) and how big they are. */
@@ -185,11 +173,6 @@ export class AgentSession implements TurnSession {
     return this.#id;
   }
 
-  /** The model client in use. */
-  get client(): ModelClient {
-    return this.#client;
-  }
-
   /** The model the next turn uses. */
   get model(): string {
     return this.#client.model;
@@ -208,11 +191,6 @@ export class AgentSession implements TurnSession {
   /** A copy of the conversation so far. */
   get history(): readonly ChatMessage[] {
     return [...this.#history];
-  }
-
-  /** Switches the model for the following turns (never in the middle of one). */
-  setClient(client: ModelClient): void {
-    this.#client = client;
   }
 
   /**
@@ -350,10 +328,12 @@ export class AgentSession implements TurnSession {
     };
   }
 
+  /** Runs `calls` in their lanes; through `checkpoint` (the turn's bookkeeping) when given. */
   async #runTools(
     calls: readonly ToolCall[],
     context: ToolContext,
     onEvent: SendOptions["onEvent"],
+    checkpoint: TurnCheckpoint | undefined,
   ): Promise<ToolOutcome[]> {
     const outcomes: ToolOutcome[] = new Array(calls.length);
     const lanes = new Map<string, Promise<void>>();
@@ -371,7 +351,7 @@ export class AgentSession implements TurnSession {
         }
         onEvent?.({ type: "tool_start", call });
         const started = performance.now();
-        const outcome = await (this.#turnCheckpoint?.execute(this.#options.tools, call, context) ??
+        const outcome = await (checkpoint?.execute(this.#options.tools, call, context) ??
           this.#options.tools.execute(call, context));
         outcomes[index] = outcome;
         onEvent?.({
@@ -412,10 +392,11 @@ export class AgentSession implements TurnSession {
     const context = this.#toolContext(sessionId, signal, onEvent);
     const tracker = new MutationTracker();
     const toolCalls: TurnResult["toolCalls"] = [];
-    const guard = new LoopGuard(this.#options.loopGuard ?? DEFAULT_LOOP_GUARD);
+    const loopGuard = this.#options.loopGuard ?? DEFAULT_LOOP_GUARD;
+    const guard = new LoopGuard(loopGuard);
     const compressing = { blocked: false };
     await this.#append([{ role: "user", content: text }]);
-    this.#turnCheckpoint = this.#options.checkpoints?.turn({
+    const checkpoint = this.#options.checkpoints?.turn({
       sessionId,
       messageId: this.#ids[this.#ids.length - 1],
       text,
@@ -455,7 +436,7 @@ export class AgentSession implements TurnSession {
       finalText = response.text;
       if (response.toolCalls.length === 0) break;
 
-      const outcomes = await this.#runTools(response.toolCalls, context, onEvent);
+      const outcomes = await this.#runTools(response.toolCalls, context, onEvent, checkpoint);
       let streak: LoopStreak | undefined;
       await this.#append(response.toolCalls.map((call, index) => {
         const outcome = outcomes[index];
@@ -491,7 +472,7 @@ export class AgentSession implements TurnSession {
           stopped = { code: "tool_loop", message: loopStopMessage(streak) };
           break;
         }
-        if (streak.count === (this.#options.loopGuard ?? DEFAULT_LOOP_GUARD)) {
+        if (streak.count === loopGuard) {
           onEvent?.({
             type: "notice",
             level: "warning",

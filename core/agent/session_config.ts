@@ -1,9 +1,9 @@
 /**
  * The configuration a profile's sessions run with: its config.yaml (or the
  * defaults in safe mode) with `${VAR}` references resolved from its
- * credentials, read through the profile's ports. The agent runtime and the
- * dashboard's runtime check both read it here, so a check says exactly what
- * a session would do.
+ * credentials, read through the profile's ports. Outside safe mode it is
+ * `loadExpandedConfig`, which the dashboard's runtime check reads too, so a
+ * check says exactly what a session would do.
  *
  * @module
  */
@@ -14,6 +14,7 @@ import {
   type HeraldConfig,
   parseConfig,
 } from "../config/mod.ts";
+import { loadExpandedConfig } from "../usecases/config.ts";
 import type { ProfileContext } from "../usecases/ports.ts";
 
 /** A profile's configuration and the credentials a session would use. */
@@ -36,10 +37,15 @@ export async function loadSessionConfig(
   profile: ProfileContext,
   options: { safeMode: boolean },
 ): Promise<SessionConfig> {
+  if (!options.safeMode) {
+    const loaded = await loadExpandedConfig(profile);
+    return {
+      config: loaded.config,
+      credentials: loaded.credentials.lookup,
+      warnings: loaded.warnings,
+    };
+  }
   const credentials = (await profile.files.credentials()).lookup;
-  const { configPath } = profile.files;
-  const loaded = options.safeMode
-    ? parseConfig("", configPath)
-    : parseConfig(await profile.files.readConfigText(), configPath, credentials);
+  const loaded = parseConfig("", profile.files.configPath);
   return { config: loaded.config, credentials, warnings: loaded.warnings };
 }

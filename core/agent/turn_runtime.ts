@@ -12,6 +12,7 @@
 import type { ToolCall } from "../models/types.ts";
 import type { SkillCatalog } from "../skills/mod.ts";
 import type { ApprovalChoice, ApprovalRequest } from "../tools/types.ts";
+import type { SessionRollback } from "./checkpoints.ts";
 
 /** Progress reported while a turn runs. */
 export type AgentEvent =
@@ -148,6 +149,8 @@ export interface TurnSession {
    * @throws ModelError when the summarising model call fails (nothing changes).
    */
   compact?(options?: CompactOptions): Promise<CompactResult>;
+  /** `/rollback` of the session's file checkpoints; absent when the runtime has none or they are off. */
+  readonly checkpoints?: SessionRollback;
 }
 
 /** Options of {@link TurnRuntime.start}. */

@@ -74,7 +74,7 @@ async function invokeBundle(
 }
 
 /** The most skills one message loads with leading `/<skill>` words (`/a /b fix it`). */
-export const MAX_STACKED_SKILLS = 5;
+const MAX_STACKED_SKILLS = 5;
 
 const LEADING_COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+|$)/;
 
@@ -84,7 +84,7 @@ const LEADING_COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+|$)/;
  * repeated one loaded once), and the text after them. Reading stops at the
  * first word that is not a skill, so `/review /tmp/x.log` keeps its path.
  */
-export function stackSkills(
+function stackSkills(
   skills: readonly SkillInfo[],
   first: SkillInfo,
   args: string,

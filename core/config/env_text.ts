@@ -100,3 +100,22 @@ export function removeEnvValue(text: string, name: string): string {
   const lines = text.split("\n").filter((existing) => ASSIGNMENT.exec(existing)?.[1] !== name);
   return lines.join("\n");
 }
+
+/**
+ * Removes every assignment of each of `names` that is set in `text`; returns
+ * the new text and the names that were set, in `names` order. Every other
+ * line is kept as written.
+ *
+ * @example
+ * ```ts
+ * removeEnvValuesFromText("A=1\nB=2\n", ["B", "C"]); // { text: "A=1\n", removed: ["B"] }
+ * ```
+ */
+export function removeEnvValuesFromText(
+  text: string,
+  names: readonly string[],
+): { text: string; removed: string[] } {
+  const present = parseEnv(text).values;
+  const removed = names.filter((name) => present.has(name));
+  return { text: removed.reduce(removeEnvValue, text), removed };
+}

@@ -9,6 +9,7 @@
 import YAML from "yaml";
 import { ConfigParseError } from "../errors.ts";
 import { ConfigSchema, type HeraldConfig } from "./schema.ts";
+import { REFERENCE_SOURCE } from "./secrets.ts";
 import { unknownKeyPaths } from "./_walk.ts";
 import { positionOf, readYaml, withoutPrototypeKeys } from "../_util/yaml.ts";
 
@@ -75,7 +76,7 @@ export function parseConfigDocument(text: string, file: string): YAML.Document {
   return readConfigYaml(text, file).doc;
 }
 
-const REFERENCE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const REFERENCE = new RegExp(REFERENCE_SOURCE, "g");
 
 function expand(
   value: unknown,

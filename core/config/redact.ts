@@ -17,7 +17,7 @@
  */
 
 import YAML from "yaml";
-import { isReference, isSecretKey } from "./secrets.ts";
+import { isSecretKey, REFERENCE_SOURCE } from "./secrets.ts";
 import { parseConfigDocument, type ResolvedReference } from "./load.ts";
 import { checkConfigTextSize } from "./limits.ts";
 
@@ -46,7 +46,8 @@ const URL_START = /^[a-z][a-z0-9+.-]*:\/\//i;
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 const SECRET_PARAM =
   /key|token|secret|passw|pwd|sig|auth|credential|session|^code$|^client_secret$/i;
-const WHOLE_REFERENCE = /^(?:[A-Za-z]+\s+)?\$\{(?:env:)?[A-Za-z_][A-Za-z0-9_]*\}$/;
+/** A `${NAME}` reference, alone or after an auth scheme (`Bearer ${TOKEN}`). */
+const WHOLE_REFERENCE = new RegExp(`^(?:[A-Za-z]+\\s+)?${REFERENCE_SOURCE}$`);
 
 /** True for an HTTP header name whose value is a credential (`Authorization`, `X-Api-Key`, ...). */
 export function isSecretHeader(name: string): boolean {
@@ -146,7 +147,7 @@ export function redactConfigValue(
   options: Pick<RedactOptions, "resolved"> = {},
 ): string {
   const shown = unresolve(value, options.resolved);
-  if (isReference(shown) || WHOLE_REFERENCE.test(shown)) return shown;
+  if (WHOLE_REFERENCE.test(shown)) return shown;
   if (isSecretPath(path)) return redact(shown);
   const mcp = /^mcp_servers\.[^.]+\.(headers|env)\.[^.]+$/.exec(path);
   if (mcp?.[1] === "headers" && AUTH_SCHEME.test(shown)) return redact(shown);

@@ -40,7 +40,25 @@ export function secretEnvName(path: string, provider?: string): string {
   return `HERALD_${path.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
 }
 
-/** True when a config value is only a reference like `${NAME}`, not a secret itself. */
-export function isReference(value: unknown): boolean {
-  return typeof value === "string" && /^\$\{(?:env:)?[A-Za-z_][A-Za-z0-9_]*\}$/.test(value);
+/**
+ * A `${NAME}` (or `${env:NAME}`) reference to a variable of `.env` or the
+ * environment, as a regular expression source: group 1 is the name.
+ */
+export const REFERENCE_SOURCE = String.raw`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}`;
+
+const WHOLE_REFERENCE = new RegExp(`^${REFERENCE_SOURCE}$`);
+
+/**
+ * The variable a config value names when it is only a reference like
+ * `${NAME}` (not a secret itself), else undefined.
+ *
+ * @example
+ * ```ts
+ * referenceName("${OPENAI_API_KEY}")     // "OPENAI_API_KEY"
+ * referenceName("${env:OPENAI_API_KEY}") // "OPENAI_API_KEY"
+ * referenceName("sk-1234")               // undefined
+ * ```
+ */
+export function referenceName(value: unknown): string | undefined {
+  return typeof value === "string" ? WHOLE_REFERENCE.exec(value)?.[1] : undefined;
 }

@@ -38,7 +38,7 @@ export type EventHandler = (event: HeraldEvent, delivery: Delivery) => void | Pr
 
 /** Options of {@link EventBus.subscribe}. */
 export interface SubscribeOptions {
-  /** How many events may wait for this subscriber; {@link DEFAULT_QUEUE_LIMIT} by default. */
+  /** How many events may wait for this subscriber; 1000 by default. */
   queueLimit?: number;
 }
 
@@ -51,10 +51,10 @@ export interface EventBusOptions {
 }
 
 /** How many events wait for one subscriber before the oldest is dropped. */
-export const DEFAULT_QUEUE_LIMIT = 1000;
+const DEFAULT_QUEUE_LIMIT = 1000;
 
 /** True when `event` passes `filter`. */
-export function matchesFilter(filter: EventFilter, event: HeraldEvent): boolean {
+function matchesFilter(filter: EventFilter, event: HeraldEvent): boolean {
   return (filter.profile === undefined || filter.profile === event.profile) &&
     (filter.types === undefined || filter.types.includes(event.type)) &&
     (filter.sessionId === undefined || filter.sessionId === event.session_id);

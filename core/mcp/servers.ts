@@ -11,7 +11,6 @@
 import YAML from "yaml";
 import { parseConfigDocument } from "../config/load.ts";
 import { type HeraldConfig, McpServerSchema } from "../config/schema.ts";
-import { isReference } from "../config/secrets.ts";
 import { redactConfigValue } from "../config/redact.ts";
 import { ConfigValueError, HeraldError, NotFoundError } from "../errors.ts";
 
@@ -76,7 +75,7 @@ export class McpServerNameError extends HeraldError {
 
 /** True when config/redact.ts would hide `value` at `path`: it belongs in `.env`. */
 function isSecretValue(path: string, value: string): boolean {
-  return !isReference(value) && redactConfigValue(path, value) !== value;
+  return redactConfigValue(path, value) !== value;
 }
 
 function envNameFor(server: string, header: string): string {

@@ -23,6 +23,7 @@
  * @module
  */
 
+import { sleep } from "../_util/sleep.ts";
 import { ModelError, type ModelErrorCode } from "../errors.ts";
 import { classifyModelFailure, failureReason, retryAfterOf } from "./failure.ts";
 import type { KeyPool, PooledKey } from "./key_pool.ts";
@@ -82,12 +83,12 @@ export function createFailoverClient(options: FailoverClientOptions): ModelClien
 }
 
 /** A request whose last message is the user's begins a turn. */
-export function startsTurn(request: ModelRequest): boolean {
+function startsTurn(request: ModelRequest): boolean {
   return request.messages.at(-1)?.role === "user";
 }
 
 /** `provider/model` of a route, for messages. */
-export function routeLabel(settings: ModelSettings): string {
+function routeLabel(settings: ModelSettings): string {
   return `${settings.provider}/${settings.model}`;
 }
 
@@ -294,17 +295,4 @@ function clock(ms: number): string {
 
 function abortedResponse(): ModelResponse {
   return { text: "", toolCalls: [], finishReason: "aborted", usage: emptyUsage() };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

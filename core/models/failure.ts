@@ -9,6 +9,9 @@
 
 import { ModelError } from "../errors.ts";
 
+/** Every {@link ModelFailure}, for schemas that store one. */
+export const MODEL_FAILURES = ["auth", "payment", "rate_limit", "unavailable", "fatal"] as const;
+
 /**
  * What kind of failure a model call ended with:
  *
@@ -19,7 +22,7 @@ import { ModelError } from "../errors.ts";
  * - `fatal`: anything else (a bad request, an unknown model, an answer that is
  *   not the API's); trying elsewhere would not help, so it is reported as is.
  */
-export type ModelFailure = "auth" | "payment" | "rate_limit" | "unavailable" | "fatal";
+export type ModelFailure = typeof MODEL_FAILURES[number];
 
 /** Provider error codes of a 429 that mean the account's quota is spent, not a burst limit. */
 const QUOTA_CODES = new Set(["insufficient_quota", "billing_hard_limit_reached"]);

@@ -1,8 +1,8 @@
 /**
  * The fallback chain as a session resolves it: the main model, then each
  * usable entry of `fallback_providers`, each with the keys of its pool; and
- * the endpoint a `/model provider:model` switch moves to. Pure: the caller
- * passes the loaded config and an env lookup.
+ * the endpoint and chain a `/model provider:model` switch moves to. Pure:
+ * the caller passes the loaded config and an env lookup.
  *
  * @module
  */
@@ -12,7 +12,7 @@ import type { HeraldConfig } from "../config/schema.ts";
 import { ModelError } from "../errors.ts";
 import { providerInfo } from "../providers.ts";
 import { type PooledKey, poolKeys } from "./key_pool.ts";
-import { type ModelSettings, resolveEndpoint } from "./settings.ts";
+import { type ModelSettings, resolveEndpoint, timeoutFields } from "./settings.ts";
 
 /** One route of the chain before its pool exists: the endpoint and its keys. */
 export interface RouteSpec {
@@ -106,17 +106,13 @@ export function fallbackRoute(config: HeraldConfig, env: EnvLookup, index: numbe
     env,
     `fallback_providers.${index}`,
   );
-  const timeout = entry.timeout ?? config.model.timeout;
   const settings: ModelSettings = {
     ...endpoint,
     maxRetries: config.agent.api_max_retries,
     maxTokens: config.model.max_tokens,
-    ...(timeout === undefined ? {} : {
-      timeoutSeconds: timeout,
-      timeoutSetting: entry.timeout === undefined
-        ? "model.timeout"
-        : `fallback_providers.${index}.timeout`,
-    }),
+    ...(entry.timeout === undefined
+      ? timeoutFields(config.model.timeout, "model.timeout")
+      : timeoutFields(entry.timeout, `fallback_providers.${index}.timeout`)),
   };
   // A key found under the provider's own variable when `key_env` has none keeps that name.
   return routeOf(settings, env, keyEnv, providerInfo(entry.provider).keyEnv);
@@ -150,10 +146,33 @@ export function switchedRoute(
     ...endpoint,
     maxRetries: current.maxRetries,
     maxTokens: current.maxTokens,
-    ...(config.model.timeout === undefined
-      ? {}
-      : { timeoutSeconds: config.model.timeout, timeoutSetting: "model.timeout" }),
+    ...timeoutFields(config.model.timeout, "model.timeout"),
   }, env);
+}
+
+/**
+ * The chain of a session after a `/model` switch: the {@link switchedRoute},
+ * then `fallbacks` (the session's chain after its primary) less any that is
+ * the switched endpoint again.
+ *
+ * @example
+ * ```ts
+ * const chain = resolveRouteChain(config, env, settings);
+ * const routes = switchedChain(config, env, settings, chain.routes.slice(1), "gpt-4o", "openai");
+ * ```
+ *
+ * @throws ModelError `model_not_configured` when the provider has no endpoint or key.
+ */
+export function switchedChain(
+  config: HeraldConfig,
+  env: EnvLookup,
+  current: ModelSettings,
+  fallbacks: readonly RouteSpec[],
+  model: string,
+  provider?: string,
+): RouteSpec[] {
+  const switched = switchedRoute(config, env, current, model, provider);
+  return [switched, ...fallbacks.filter((r) => !sameEndpoint(r.settings, switched.settings))];
 }
 
 function sameEndpoint(a: ModelSettings, b: ModelSettings): boolean {

@@ -25,6 +25,7 @@
 import type { EnvLookup } from "../config/load.ts";
 import { redact } from "../config/redact.ts";
 import type { ModelFailure } from "./failure.ts";
+import { usableKey } from "./settings.ts";
 
 /** One key of a pool. */
 export interface PooledKey {
@@ -198,11 +199,6 @@ export class KeyPool {
     return this.#keys;
   }
 
-  /** The rules this pool applies. */
-  get rules(): PoolRules {
-    return this.#rules;
-  }
-
   /**
    * Replaces the keys (the `.env` was read again). The status of a source
    * whose key is the same is kept; a source whose key changed starts afresh.
@@ -300,7 +296,7 @@ export class KeyPool {
 }
 
 /** How many numbered variables (`<KEY_ENV>_2` ... `_<n>`) are looked at. */
-export const MAX_POOLED_KEYS = 32;
+const MAX_POOLED_KEYS = 32;
 
 /**
  * The keys of a provider whose key variable is `keyEnv`: `<KEY_ENV>`, then
@@ -322,12 +318,12 @@ export function poolKeys(
 ): PooledKey[] {
   const keys: PooledKey[] = [];
   const add = (source: string, value: string | undefined) => {
-    const key = usable(value);
+    const key = usableKey(value);
     if (key !== undefined && !keys.some((k) => k.key === key)) keys.push({ source, key });
   };
   add(keyEnv, env(keyEnv));
   for (let n = 2; n <= MAX_POOLED_KEYS; n++) add(`${keyEnv}_${n}`, env(`${keyEnv}_${n}`));
-  const chosen = usable(configured?.key);
+  const chosen = usableKey(configured?.key);
   if (configured && chosen !== undefined) {
     // The configured key comes first, under its variable's name when it is one of them.
     const at = keys.findIndex((k) => k.key === chosen);
@@ -348,11 +344,4 @@ export function poolKeys(
  */
 export function maskKey(key: string): string {
   return key.length >= 16 ? `${key.slice(0, 3)}${redact(key)}` : redact(key);
-}
-
-/** A key that is really there: not empty and not an unexpanded `${NAME}` reference. */
-function usable(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  if (!trimmed || /^\$\{[^}]*\}$/.test(trimmed)) return undefined;
-  return trimmed;
 }

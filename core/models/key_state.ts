@@ -9,16 +9,14 @@
  */
 
 import { z } from "zod";
-import type { ModelFailure } from "./failure.ts";
+import { MODEL_FAILURES } from "./failure.ts";
 import { type KeyStatus, maskKey, type PooledKey } from "./key_pool.ts";
 
 /** The name of the state file in a profile home. */
 export const KEY_STATE_FILE = "auth_state.json";
 
-const FAILURES = ["auth", "payment", "rate_limit", "unavailable", "fatal"] as const;
-
 /** One key's record. */
-export const KeyRecordSchema = z.object({
+const KeyRecordSchema = z.object({
   /** The key masked (`sk-…abcd`): a record whose mask differs belongs to an older key. */
   key: z.string(),
   /** ISO time until which the key rests, or null. */
@@ -26,7 +24,7 @@ export const KeyRecordSchema = z.object({
   /** The key's last failure, or null. */
   last_error: z.object({
     status: z.number().int().nullable(),
-    failure: z.enum(FAILURES),
+    failure: z.enum(MODEL_FAILURES),
     at: z.string(),
   }).nullable().default(null),
   /** ISO time of the last change. */
@@ -34,7 +32,7 @@ export const KeyRecordSchema = z.object({
 });
 
 /** The whole file: records by provider, then by key source (`OPENAI_API_KEY_2`). */
-export const KeyStateFileSchema = z.object({
+const KeyStateFileSchema = z.object({
   version: z.literal(1),
   providers: z.record(z.string(), z.record(z.string(), KeyRecordSchema)),
 });
@@ -130,7 +128,7 @@ export function recordedStatus(
       ? {
         lastError: {
           ...(error.status === null ? {} : { status: error.status }),
-          failure: error.failure as ModelFailure,
+          failure: error.failure,
           at,
         },
       }

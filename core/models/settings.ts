@@ -60,7 +60,7 @@ const ENV_PROVIDERS: readonly [string, string][] = [
  */
 export function detectProviderFromEnv(env: EnvLookup): string | undefined {
   for (const [name, provider] of ENV_PROVIDERS) {
-    if (usable(env(name))) return provider;
+    if (usableKey(env(name))) return provider;
   }
   return undefined;
 }
@@ -106,10 +106,25 @@ export function resolveModelSettings(
     ...resolveEndpoint(fields, env, "model"),
     maxRetries: config.agent.api_max_retries,
     maxTokens: config.model.max_tokens,
-    ...(config.model.timeout === undefined
-      ? {}
-      : { timeoutSeconds: config.model.timeout, timeoutSetting: "model.timeout" }),
+    ...timeoutFields(config.model.timeout, "model.timeout"),
   };
+}
+
+/**
+ * The timeout fields of settings: `seconds` and the config key that set it
+ * (named when the timeout expires); none when `seconds` is undefined.
+ *
+ * @example
+ * ```ts
+ * timeoutFields(30, "model.timeout"); // { timeoutSeconds: 30, timeoutSetting: "model.timeout" }
+ * timeoutFields(undefined, "model.timeout"); // {}
+ * ```
+ */
+export function timeoutFields(
+  seconds: number | undefined,
+  setting: string,
+): Pick<ModelSettings, "timeoutSeconds" | "timeoutSetting"> {
+  return seconds === undefined ? {} : { timeoutSeconds: seconds, timeoutSetting: setting };
 }
 
 /**
@@ -169,7 +184,7 @@ export function resolveEndpoint(
       provider,
     );
   }
-  const apiKey = usable(fields.api_key) ?? usable(env(info.keyEnv));
+  const apiKey = usableKey(fields.api_key) ?? usableKey(env(info.keyEnv));
   if (apiKey === undefined && !info.keyless) {
     const setting = `${section}.api_key`;
     throw new ModelError(
@@ -194,8 +209,17 @@ function present(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
-/** A key that is really there: not empty and not an unexpanded `${NAME}` reference. */
-function usable(value: string | undefined): string | undefined {
+/**
+ * A key that is really there, trimmed: not empty and not an unexpanded
+ * `${NAME}` reference; else undefined.
+ *
+ * @example
+ * ```ts
+ * usableKey(" sk-a "); // "sk-a"
+ * usableKey("${OPENAI_API_KEY}"); // undefined
+ * ```
+ */
+export function usableKey(value: string | undefined): string | undefined {
   const trimmed = present(value);
   if (trimmed === undefined || /^\$\{[^}]*\}$/.test(trimmed)) return undefined;
   return trimmed;

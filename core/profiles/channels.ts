@@ -7,7 +7,7 @@
  * @module
  */
 
-import { parseEnv, removeEnvValue } from "../config/env_text.ts";
+import { removeEnvValuesFromText } from "../config/env_text.ts";
 import { PLATFORMS } from "../messaging/platforms.ts";
 
 /** The `.env` names of every messaging platform's secrets (bot tokens, channel secrets). */
@@ -27,7 +27,5 @@ export const CHANNEL_SECRET_NAMES: readonly string[] = PLATFORMS.flatMap((platfo
  * ```
  */
 export function stripChannelSecrets(text: string): { text: string; removed: string[] } {
-  const present = parseEnv(text).values;
-  const removed = CHANNEL_SECRET_NAMES.filter((name) => present.has(name));
-  return { text: removed.reduce(removeEnvValue, text), removed };
+  return removeEnvValuesFromText(text, CHANNEL_SECRET_NAMES);
 }

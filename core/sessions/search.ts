@@ -68,6 +68,9 @@ export const SEARCH_DETAILS = ["adaptive", "full"] as const;
 /** One of {@link SEARCH_DETAILS}. */
 export type SearchDetail = typeof SEARCH_DETAILS[number];
 
+/** Orders of discovery: `relevance` (FTS5 rank), `newest` or `oldest` match first. */
+export const SEARCH_SORTS = ["relevance", "newest", "oldest"] as const;
+
 /** Arguments of the `session_search` tool. */
 export const SessionSearchArgs = z.object({
   query: z.string().optional().describe(
@@ -85,7 +88,7 @@ export const SessionSearchArgs = z.object({
   role_filter: z.union([z.string(), z.array(z.string())]).optional().describe(
     'Discovery: roles whose messages may match, e.g. "user,assistant" (default) or "tool".',
   ),
-  sort: z.enum(["relevance", "newest", "oldest"]).optional().describe(
+  sort: z.enum(SEARCH_SORTS).optional().describe(
     "Discovery order: relevance (default), newest or oldest match first. Browse: oldest first (default) or newest.",
   ),
   window: z.number().optional().describe(

@@ -13,16 +13,3 @@
  * hide them unless asked (`include_internal`).
  */
 export const INTERNAL_SESSION_SOURCES: readonly string[] = ["subagent", "tool", "kanban", "cron"];
-
-/**
- * True for a source in {@link INTERNAL_SESSION_SOURCES}.
- *
- * @example
- * ```ts
- * isInternalSource("cron"); // true
- * isInternalSource("cli"); // false
- * ```
- */
-export function isInternalSource(source: string): boolean {
-  return INTERNAL_SESSION_SOURCES.includes(source);
-}

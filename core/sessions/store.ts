@@ -168,6 +168,11 @@ export interface SessionStore {
     count: number,
     roles: readonly MessageRole[],
   ): { start: StoredMessage[]; end: StoredMessage[] };
+  /**
+   * The content of the first user message of each of `sessionIds` that has
+   * one, by session id, in one query (the previews of a session listing).
+   */
+  firstUserMessages(sessionIds: readonly string[]): Map<string, string | null>;
   /** Deletes a session and its messages; returns false when it did not exist. */
   deleteSession(id: string): boolean;
   /**

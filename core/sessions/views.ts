@@ -157,25 +157,28 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** The first user message of a session, whitespace folded and cut to {@link PREVIEW_CHARS}. */
-export function sessionPreview(store: Pick<SessionStore, "bookends">, id: string): string | null {
-  const first = store.bookends(id, 1, ["user"]).start[0]?.content;
+/** A first user message, whitespace folded and cut to {@link PREVIEW_CHARS}. */
+function preview(first: string | null | undefined): string | null {
   if (!first) return null;
   const flat = first.replace(/\s+/g, " ").trim();
   return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat;
 }
 
-/** The summary view of `session`; `store` supplies the preview. */
-export function sessionView(
-  session: SessionRecord,
-  store: Pick<SessionStore, "bookends">,
-): SessionView {
-  return {
+/**
+ * The summary views of `sessions`, in their order; `store` supplies every
+ * preview in one query.
+ */
+export function sessionViews(
+  sessions: readonly SessionRecord[],
+  store: Pick<SessionStore, "firstUserMessages">,
+): SessionView[] {
+  const firsts = store.firstUserMessages(sessions.map((session) => session.id));
+  return sessions.map((session) => ({
     id: session.id,
     source: session.source,
     model: session.model,
     title: session.title,
-    preview: sessionPreview(store, session.id),
+    preview: preview(firsts.get(session.id)),
     started_at: session.startedAt,
     ended_at: session.endedAt,
     end_reason: session.endReason,
@@ -186,7 +189,15 @@ export function sessionView(
     output_tokens: session.outputTokens,
     cache_read_tokens: session.cacheReadTokens,
     cache_write_tokens: session.cacheWriteTokens,
-  };
+  }));
+}
+
+/** The summary view of `session`; `store` supplies the preview. */
+export function sessionView(
+  session: SessionRecord,
+  store: Pick<SessionStore, "firstUserMessages">,
+): SessionView {
+  return sessionViews([session], store)[0];
 }
 
 /** The view of one stored message (its session is known from where it appears). */
@@ -205,7 +216,7 @@ export function messageView(message: StoredMessage): MessageView {
 /** `session` and every one of its messages, read from `store`. */
 export function sessionWithMessagesView(
   session: SessionRecord,
-  store: Pick<SessionStore, "bookends" | "getMessages">,
+  store: Pick<SessionStore, "firstUserMessages" | "getMessages">,
 ): SessionWithMessagesView {
   return {
     session: sessionView(session, store),
@@ -234,7 +245,7 @@ export function searchHitView(
   matchMessageId: number,
   window: MessageWindow,
   bookends: { start: StoredMessage[]; end: StoredMessage[] },
-  detail: HitDetail = "full",
+  detail: HitDetail,
 ): DiscoveryHit {
   const full = detail === "full";
   return {

@@ -23,7 +23,16 @@
  */
 
 import { parseShell, type SimpleCommand } from "./shell_lexer.ts";
-import { basename, parseArgs, SHELLS, shellScriptArg, skipOptions, unwrap } from "./shell_words.ts";
+import {
+  basename,
+  parseArgs,
+  SHELLS,
+  type ShellVisitor,
+  skipOptions,
+  unwrap,
+  type WalkedCommand,
+  walkShell,
+} from "./shell_words.ts";
 
 /** Why a command needs approval, or is refused. */
 export interface DangerMatch {
@@ -121,9 +130,41 @@ function rule(
  * ```
  */
 export function detectDangerousCommand(command: string): DangerMatch | null {
+  const scan = dangerScan();
+  walkShell(command, scan.visitor);
+  return scan.match();
+}
+
+/**
+ * The dangerous-command check as a step of a shared walk
+ * ({@link walkShell}): the visitor collects every match in the command line
+ * and the scripts it runs; `match()` then gives what
+ * {@link detectDangerousCommand} returns.
+ */
+export function dangerScan(): { visitor: ShellVisitor; match(): DangerMatch | null } {
   const found: DangerMatch[] = [];
-  analyze(command, 0, found);
-  return found.find((match) => match.hardline) ?? found[0] ?? null;
+  return {
+    visitor: {
+      line(text) {
+        if (isForkBomb(text)) found.push(hardline("fork_bomb", "fork bomb"));
+      },
+      command(walked) {
+        const match = checkCommand(walked);
+        if (match) {
+          found.push(match);
+          // The match names this command: what the script it runs holds does not count.
+          const before = found.length;
+          return () => void found.splice(before);
+        }
+        // A download piped into a shell is judged after the script that shell runs.
+        return () => {
+          const piped = checkPipedFetch(walked.pipeline, walked.index);
+          if (piped) found.push(piped);
+        };
+      },
+    },
+    match: () => found.find((match) => match.hardline) ?? found[0] ?? null,
+  };
 }
 
 /** A rule key scoped to its targets in order: `rule:a b`, paths without `./` and trailing `/`. */
@@ -138,22 +179,6 @@ function hardline(ruleKey: string, reason: string): DangerMatch {
   return { ruleKey, reason, hardline: true };
 }
 
-const MAX_DEPTH = 8;
-
-/** Collects every match in `command` (and the scripts it runs) into `found`. */
-function analyze(command: string, depth: number, found: DangerMatch[]): void {
-  if (depth > MAX_DEPTH) return;
-  if (isForkBomb(command)) found.push(hardline("fork_bomb", "fork bomb"));
-  const { pipelines, subs } = parseShell(command);
-  for (const sub of subs) analyze(sub, depth + 1, found);
-  for (const pipeline of pipelines) {
-    for (let i = 0; i < pipeline.length; i++) {
-      const match = checkCommand(pipeline[i], depth, found) ?? checkPipedFetch(pipeline, i);
-      if (match) found.push(match);
-    }
-  }
-}
-
 // --- command rules -----------------------------------------------------------
 
 const INTERPRETERS = new Set(["python", "python3", "python2", "perl", "ruby", "node", "php"]);
@@ -164,18 +189,16 @@ const SAFE_DEVICES =
 const SYSTEM_PATH =
   /^(\/|~|\$HOME|\$\{HOME\}|\/(bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|sbin|srv|sys|usr|var|Users|System|Library))\/?\*?$/;
 
-function checkCommand(
-  command: SimpleCommand,
-  depth: number,
-  found: DangerMatch[],
-): DangerMatch | null {
+/** The match of one simple command on its own (a shell's script is walked after it). */
+function checkCommand(walked: WalkedCommand): DangerMatch | null {
+  const command = walked.pipeline[walked.index];
   for (const { op, target } of command.redirects) {
     if (op.includes(">") && target.startsWith("/dev/") && !SAFE_DEVICES.test(target)) {
       return hardline("device_write", `write to raw device ${target}`);
     }
   }
   const rawWords = command.words;
-  const words = unwrap(rawWords.map((w) => w.text));
+  const words = walked.command;
   if (words.length === 0) return null;
   const offset = rawWords.length - words.length;
   const name = basename(words[0]);
@@ -193,12 +216,6 @@ function checkCommand(
     if (argWords.some((w) => w.subs.some(isFetch))) {
       return hardline("remote_script", "runs a script downloaded from the internet");
     }
-    const script = name === "eval"
-      ? args.join(" ")
-      : SHELLS.has(name)
-      ? shellScriptArg(args)
-      : undefined;
-    if (script !== undefined) analyze(script, depth + 1, found);
     return null;
   }
 
@@ -365,7 +382,7 @@ function checkKill(args: string[]): DangerMatch | null {
 }
 
 /** `curl ... | sh`: a fetcher earlier in the pipeline feeding a shell or interpreter reading stdin. */
-function checkPipedFetch(pipeline: SimpleCommand[], index: number): DangerMatch | null {
+function checkPipedFetch(pipeline: readonly SimpleCommand[], index: number): DangerMatch | null {
   if (index === 0) return null;
   const words = unwrap(pipeline[index].words.map((w) => w.text));
   if (words.length === 0) return null;

@@ -9,8 +9,7 @@
  * @module
  */
 
-import { parseShell } from "./shell_lexer.ts";
-import { basename, SHELLS, shellScriptArg, unwrap } from "./shell_words.ts";
+import { type ShellVisitor, walkShell } from "./shell_words.ts";
 
 function normal(text: string): string {
   return text.trim().replace(/\s+/g, " ").toLowerCase();
@@ -26,35 +25,33 @@ function globToRegExp(pattern: string): RegExp {
   return new RegExp(`^${source}$`, "s");
 }
 
-/** The command line and each simple command in it, as the patterns see them. */
-function candidates(command: string): string[] {
-  const found = new Set([normal(command)]);
-  const walk = (text: string, depth: number) => {
-    if (depth > 8) return;
-    const { pipelines, subs } = parseShell(text);
-    for (const pipeline of pipelines) {
-      for (const simple of pipeline) {
-        const words = simple.words.map((word) => word.text);
-        const command = unwrap(words);
-        found.add(normal(words.join(" ")));
-        found.add(normal(command.join(" ")));
+/**
+ * The deny check as a step of a shared walk ({@link walkShell} over
+ * `command`): the visitor gathers the command line and each simple command in
+ * it (as written and without wrappers) and each script a shell or eval runs,
+ * as the patterns see them; `match()` then gives the first of `patterns`
+ * that one of them matches.
+ */
+export function denyScan(
+  command: string,
+  patterns: readonly string[],
+): { visitor: ShellVisitor; match(): string | undefined } {
+  const seen = new Set([normal(command)]);
+  return {
+    visitor: {
+      command({ words, command, script }) {
+        seen.add(normal(words.join(" ")));
+        seen.add(normal(command.join(" ")));
         // What a shell or eval runs as code is checked as a command line of its own.
-        const name = basename(command[0] ?? "");
-        const script = name === "eval"
-          ? command.slice(1).join(" ")
-          : SHELLS.has(name)
-          ? shellScriptArg(command.slice(1))
-          : undefined;
-        if (script !== undefined) {
-          found.add(normal(script));
-          walk(script, depth + 1);
-        }
-      }
-    }
-    for (const sub of subs) walk(sub, depth + 1);
+        if (script !== undefined) seen.add(normal(script));
+      },
+    },
+    match: () =>
+      patterns.find((pattern) => {
+        const regex = globToRegExp(pattern);
+        return [...seen].some((candidate) => regex.test(candidate));
+      }),
   };
-  walk(command, 0);
-  return [...found];
 }
 
 /**
@@ -71,9 +68,7 @@ export function matchDenyPattern(
   patterns: readonly string[],
 ): string | undefined {
   if (patterns.length === 0) return undefined;
-  const seen = candidates(command);
-  return patterns.find((pattern) => {
-    const regex = globToRegExp(pattern);
-    return seen.some((candidate) => regex.test(candidate));
-  });
+  const scan = denyScan(command, patterns);
+  walkShell(command, scan.visitor);
+  return scan.match();
 }

@@ -69,7 +69,7 @@ export class ToolRegistry {
   lane(call: ToolCall, context: ToolContext, index: number): string {
     const tool = this.#tools.get(call.name);
     if (!tool || tool.readOnly) return `#${index}`;
-    const path = this.#mutatedPath(tool, call, context);
+    const path = this.mutatedPath(call, context);
     return path ? `path:${path}` : `tool:${tool.name}`;
   }
 
@@ -90,8 +90,14 @@ export class ToolRegistry {
     return { ok: true, args: parsed.data };
   }
 
-  #mutatedPath(tool: Tool, call: ToolCall, context: ToolContext): string | undefined {
-    if (!tool.mutatedPath) return undefined;
+  /**
+   * The path a call is about to change (its tool's `mutatedPath`), or
+   * undefined for a call that changes no file, names no tool, or whose
+   * arguments do not parse (the call then fails without writing).
+   */
+  mutatedPath(call: ToolCall, context: ToolContext): string | undefined {
+    const tool = this.#tools.get(call.name);
+    if (!tool?.mutatedPath) return undefined;
     const parsed = this.#parse(tool, call);
     return parsed.ok ? tool.mutatedPath(parsed.args, context) : undefined;
   }

@@ -1,9 +1,13 @@
 /**
  * Reading the words of one shell command: the command behind wrappers such
- * as `sudo`, `env`, `nohup` and `xargs`, and its options and operands.
+ * as `sudo`, `env`, `nohup` and `xargs`, its options and operands, and the
+ * script it runs as code; and {@link walkShell}, the one walk over a command
+ * line, its substitutions and those scripts.
  *
  * @module
  */
+
+import { parseShell, type SimpleCommand } from "./shell_lexer.ts";
 
 const KEYWORDS = new Set(["{", "}", "!", "if", "then", "else", "elif", "do", "while", "until"]);
 
@@ -124,4 +128,86 @@ export function shellScriptArg(args: string[]): string | undefined {
     if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg)) return args[i + 1];
   }
   return undefined;
+}
+
+/**
+ * What a command (its words without wrappers) runs as code: the script of
+ * `bash -c` and the other {@link SHELLS}, the arguments of `eval`; else undefined.
+ *
+ * @example
+ * ```ts
+ * scriptOf(["bash", "-lc", "make"]); // "make"
+ * scriptOf(["eval", "rm", "-r", "x"]); // "rm -r x"
+ * scriptOf(["make", "-C", "x"]); // undefined
+ * ```
+ */
+export function scriptOf(command: string[]): string | undefined {
+  const name = basename(command[0] ?? "");
+  if (name === "eval") return command.slice(1).join(" ");
+  return SHELLS.has(name) ? shellScriptArg(command.slice(1)) : undefined;
+}
+
+/** A simple command met by {@link walkShell}. */
+export interface WalkedCommand {
+  /** The pipeline it is part of. */
+  pipeline: readonly SimpleCommand[];
+  /** Its place in `pipeline`. */
+  index: number;
+  /** Its words as written, quotes removed. */
+  words: string[];
+  /** Its words without wrappers ({@link unwrap}). */
+  command: string[];
+  /** What it runs as code ({@link scriptOf}), walked right after it. */
+  script?: string;
+}
+
+/** What {@link walkShell} reports, in the order it meets it. */
+export interface ShellVisitor {
+  /** Each command line walked: the whole one, then each substitution's body and script. */
+  line?(text: string): void;
+  /**
+   * Each simple command, before its script is walked; a function it returns
+   * is called once that script has been walked (at once when there is none).
+   */
+  command?(command: WalkedCommand): void | (() => void);
+}
+
+/** How deep scripts and substitutions are followed. */
+const MAX_DEPTH = 8;
+
+/**
+ * Walks `text` as a shell would run it: each command line, its substitutions
+ * (`$(...)`, backticks, `<(...)`) first, then its simple commands in order,
+ * each followed by the script it runs ({@link scriptOf}), 8 levels deep.
+ * Every visitor sees every step, so several checks share one walk.
+ *
+ * @example
+ * ```ts
+ * const names: string[] = [];
+ * walkShell('sudo bash -c "rm -r x" && echo $(date)', {
+ *   command: (c) => void names.push(c.command[0]),
+ * });
+ * names; // ["date", "bash", "rm", "echo"]
+ * ```
+ */
+export function walkShell(text: string, ...visitors: ShellVisitor[]): void {
+  walk(text, visitors, 0);
+}
+
+function walk(text: string, visitors: readonly ShellVisitor[], depth: number): void {
+  if (depth > MAX_DEPTH) return;
+  for (const visitor of visitors) visitor.line?.(text);
+  const { pipelines, subs } = parseShell(text);
+  for (const sub of subs) walk(sub, visitors, depth + 1);
+  for (const pipeline of pipelines) {
+    pipeline.forEach((simple, index) => {
+      const words = simple.words.map((word) => word.text);
+      const command = unwrap(words);
+      const script = scriptOf(command);
+      const visited: WalkedCommand = { pipeline, index, words, command, script };
+      const after = visitors.map((visitor) => visitor.command?.(visited));
+      if (script !== undefined) walk(script, visitors, depth + 1);
+      for (const done of after) done?.();
+    });
+  }
 }

@@ -23,8 +23,16 @@ export interface ApprovalRequest {
   ruleKey: string;
 }
 
-/** Decides approval requests (interactive prompt, policy, or deny-all for non-interactive runs). */
-export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalChoice>;
+/**
+ * Decides approval requests (interactive prompt, policy, or deny-all for
+ * non-interactive runs). `signal` is the turn's: once it is aborted the
+ * answer no longer matters, and a handler should withdraw its question and
+ * deny.
+ */
+export type ApprovalHandler = (
+  request: ApprovalRequest,
+  options: { signal: AbortSignal },
+) => Promise<ApprovalChoice>;
 
 /** What a running tool can see of its session. */
 export interface ToolContext {

@@ -7,7 +7,10 @@
 
 import { createSlashRegistry } from "../commands/mod.ts";
 
-/** The names and aliases of the built-in slash commands. */
+let names: ReadonlySet<string> | undefined;
+
+/** The names and aliases of the built-in slash commands (the registry is built once). */
 export function builtinCommandNames(): ReadonlySet<string> {
-  return createSlashRegistry().names();
+  names ??= createSlashRegistry().names();
+  return names;
 }

@@ -8,13 +8,14 @@
  * @module
  */
 
-import { type ConfigWarning, parseConfig } from "../config/mod.ts";
+import type { ConfigWarning } from "../config/mod.ts";
 import { ModelError } from "../errors.ts";
 import { fallbackRoute, routeOf, type RouteSpec } from "../models/fallback.ts";
 import { isCoolingDown, maskKey, poolKeys } from "../models/key_pool.ts";
 import { type KeyStateStore, recordedStatus, withoutKeyStatus } from "../models/key_state.ts";
 import { resolveModelSettings } from "../models/settings.ts";
 import { providerInfo, PROVIDERS } from "../providers.ts";
+import { loadExpandedConfig } from "./config.ts";
 import type { ProfileContext } from "./ports.ts";
 
 /** One key of a provider, as shown. */
@@ -82,14 +83,9 @@ export async function listAuth(
   keyState: KeyStateStore,
   options: ListAuthOptions = {},
 ): Promise<AuthListView> {
-  const credentials = await profile.files.credentials();
-  const env = credentials.lookup;
-  const loaded = parseConfig(
-    await profile.files.readConfigText(),
-    profile.files.configPath,
-    env,
-  );
+  const loaded = await loadExpandedConfig(profile);
   const { config } = loaded;
+  const env = loaded.credentials.lookup;
   const uses: { use: string; route: RouteSpec }[] = [];
   try {
     uses.push({ use: "model", route: routeOf(resolveModelSettings(config, env), env) });

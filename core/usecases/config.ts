@@ -18,13 +18,11 @@ import {
   type HeraldConfig,
   type LoadedConfig,
   parseConfig,
-  parseConfigDocument,
   planConfigEdits,
   redactConfigText,
   redactSecrets,
   resolveConfigKey,
   restoreRedactedSecrets,
-  validateConfig,
 } from "../config/mod.ts";
 import { ConfigParseError, HeraldError } from "../errors.ts";
 import type { Credentials, ProfileContext } from "./ports.ts";
@@ -54,16 +52,21 @@ export async function loadWrittenConfig(profile: ProfileContext): Promise<Loaded
 
 /**
  * config.yaml as a session sees it: `${NAME}` references expanded from the
- * profile's credentials (its `.env`, then the environment), which come along.
+ * profile's credentials (its `.env`, then the environment), which come
+ * along, and the text as read (to show it as written without reading again).
  *
  * @throws ConfigParseError when the file is not YAML.
  */
 export async function loadExpandedConfig(
   profile: ProfileContext,
-): Promise<LoadedConfig & { credentials: Credentials }> {
+): Promise<LoadedConfig & { credentials: Credentials; text: string }> {
   const credentials = await profile.files.credentials();
   const text = await profile.files.readConfigText();
-  return { ...parseConfig(text, profile.files.configPath, credentials.lookup), credentials };
+  return {
+    ...parseConfig(text, profile.files.configPath, credentials.lookup),
+    credentials,
+    text,
+  };
 }
 
 /** The JSON view of a profile's configuration (`config show --json`, `GET /api/config`). */
@@ -271,7 +274,7 @@ export async function saveRawConfig(
   version: string,
 ): Promise<RawConfigSaved> {
   const file = profile.files.configPath;
-  const data = (parseConfigDocument(text, file).toJS() ?? {}) as Record<string, unknown>;
+  const { warnings } = parseConfig(text, file);
   const saved = (await profile.files.updateConfig(async (current) => {
     if ((await configTextVersion(current)) !== version.trim()) throw new ConfigChangedError(file);
     return { text: restoreRedactedSecrets(text, current, file) };
@@ -280,7 +283,7 @@ export async function saveRawConfig(
     profile: profile.name,
     file,
     version: await configTextVersion(saved.text!),
-    warnings: validateConfig(data).warnings,
+    warnings,
   };
 }
 

@@ -8,7 +8,12 @@
  * @module
  */
 
-import type { ConfigWarning, EnvLookup, ResolvedReference } from "../config/mod.ts";
+import {
+  type ConfigWarning,
+  type EnvLookup,
+  parseConfig,
+  type ResolvedReference,
+} from "../config/mod.ts";
 import { HeraldError, NotFoundError } from "../errors.ts";
 import {
   describeMcpServers,
@@ -94,11 +99,11 @@ export async function addMcpServer(
   const file = profile.files.configPath;
   const plan =
     (await profile.files.updateConfig((current) => planMcpServerAdd(current, file, input)))!;
-  const listed = await listMcpServers(profile);
+  const servers = describeMcpServers(parseConfig(plan.text, file).config.mcp_servers);
   return {
     profile: profile.name,
     file,
-    server: listed.servers.find((server) => server.name === input.name)!,
+    server: servers.find((server) => server.name === input.name)!,
     secrets: plan.secrets.map((secret) => secret.name),
   };
 }

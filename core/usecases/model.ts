@@ -9,11 +9,11 @@
  */
 
 import type { ConfigEdit, LoadedConfig } from "../config/mod.ts";
-import { parseConfig, planConfigEdits } from "../config/mod.ts";
+import { parseConfig, planConfigEdits, referenceName } from "../config/mod.ts";
 import { HeraldError, ModelError } from "../errors.ts";
 import { resolveAuxiliarySettings } from "../models/auxiliary.ts";
 import { OAUTH_PROVIDERS, type OAuthFlow, oauthProvider } from "../models/oauth.ts";
-import { mainProvider, resolveModelSettings } from "../models/settings.ts";
+import { mainProvider, type ModelSettings, resolveModelSettings } from "../models/settings.ts";
 import {
   gatewayConfigKey,
   type GatewayDefaults,
@@ -21,6 +21,7 @@ import {
 } from "../models/tool_gateway.ts";
 import { PROFILE_DESCRIBER_TASK } from "../profiles/mod.ts";
 import { providerInfo, PROVIDERS, SUBSCRIPTION_PROVIDER, type WireFormat } from "../providers.ts";
+import { loadExpandedConfig } from "./config.ts";
 import type { Credentials, CredentialSource, ProfileContext } from "./ports.ts";
 
 /** Auxiliary tasks listed even when config.yaml has no slot for them. */
@@ -30,7 +31,6 @@ export const KNOWN_AUXILIARY_TASKS: readonly string[] = [
 ];
 
 const PROVIDER_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
-const REFERENCE = /^\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 /** A model choice that cannot be applied (a `usage` error: HTTP 400, exit 2). */
 export class ModelChoiceError extends HeraldError {
@@ -47,14 +47,16 @@ interface ModelState {
   expanded: LoadedConfig;
 }
 
+/**
+ * Reads config.yaml once. The written view is what every view shows, so a
+ * value that came from `.env` through a `${NAME}` reference is never shown.
+ */
 async function modelState(profile: ProfileContext): Promise<ModelState> {
-  const credentials = await profile.files.credentials();
-  const text = await profile.files.readConfigText();
-  const file = profile.files.configPath;
+  const expanded = await loadExpandedConfig(profile);
   return {
-    credentials,
-    written: parseConfig(text, file),
-    expanded: parseConfig(text, file, credentials.lookup),
+    credentials: expanded.credentials,
+    written: parseConfig(expanded.text, profile.files.configPath),
+    expanded,
   };
 }
 
@@ -66,6 +68,20 @@ function filled(value: string | undefined): string | undefined {
 function problemOf(error: unknown): string {
   if (error instanceof ModelError) return error.message;
   throw error;
+}
+
+/** The main model's settings as a session would resolve them, or what is missing. */
+function resolveMain(
+  state: ModelState,
+): { settings: ModelSettings; problem: null } | { settings: undefined; problem: string } {
+  try {
+    return {
+      settings: resolveModelSettings(state.expanded.config, state.credentials.lookup),
+      problem: null,
+    };
+  } catch (error) {
+    return { settings: undefined, problem: problemOf(error) };
+  }
 }
 
 function isHttpUrl(text: string): boolean {
@@ -90,7 +106,7 @@ function credentialOf(
 ): CredentialView {
   const info = provider ? providerInfo(provider) : undefined;
   const configured = filled(writtenKey);
-  const reference = configured ? REFERENCE.exec(configured)?.[1] : undefined;
+  const reference = referenceName(configured);
   let env = info?.keyEnv ?? null;
   let source: CredentialView["source"];
   if (configured && !reference) {
@@ -127,12 +143,7 @@ export async function describeModel(profile: ProfileContext): Promise<ModelInfoV
   const config = state.written.config;
   const provider = mainProvider(state.expanded.config, state.credentials.lookup);
   const info = provider ? providerInfo(provider) : undefined;
-  let problem: string | null = null;
-  try {
-    resolveModelSettings(state.expanded.config, state.credentials.lookup);
-  } catch (error) {
-    problem = problemOf(error);
-  }
+  const { problem } = resolveMain(state);
   return {
     profile: profile.name,
     provider: provider ?? null,
@@ -155,6 +166,38 @@ export async function describeModel(profile: ProfileContext): Promise<ModelInfoV
     credential: credentialOf(state.credentials, provider, config.model.api_key),
     ready: problem === null,
     problem,
+  };
+}
+
+/** Whether a profile's model is ready (`setup.runtime_check`). */
+export type ModelRuntimeCheck =
+  | { ready: true; provider: string; model: string }
+  | { ready: false; provider: string | null; model: string | null; reason: string };
+
+/**
+ * Ready only when the profile's model resolves with a usable credential,
+ * through the same code as a session and as {@link describeModel} (keyless
+ * local providers need a set or known endpoint). Nothing is sent to the
+ * provider; a config.yaml or `.env` that cannot be read is a reason, not an error.
+ */
+export async function checkModelRuntime(profile: ProfileContext): Promise<ModelRuntimeCheck> {
+  let state: ModelState;
+  try {
+    state = await modelState(profile);
+  } catch (error) {
+    if (!(error instanceof HeraldError)) throw error;
+    return { ready: false, provider: null, model: null, reason: error.message };
+  }
+  const main = resolveMain(state);
+  if (main.settings) {
+    return { ready: true, provider: main.settings.provider, model: main.settings.model };
+  }
+  const { config } = state.expanded;
+  return {
+    ready: false,
+    provider: mainProvider(config, state.credentials.lookup) ?? null,
+    model: config.model.default?.trim() || null,
+    reason: main.problem,
   };
 }
 
@@ -439,17 +482,20 @@ export async function setModel(
   const file = profile.files.configPath;
   let gateway: GatewayDefaults | undefined;
   if (choice.provider === SUBSCRIPTION_PROVIDER) {
-    const dotenv = (await profile.files.credentials()).dotenv;
+    const dotenv = (await profile.files.readEnv()).values;
     gateway = subscriptionGatewayDefaults((name) => dotenv.get(name));
   }
+  let written = "";
   const planned = (await profile.files.updateConfig((current) => {
     const edits = modelEdits(choice, parseConfig(current, file).config.model);
     for (const tool of gateway?.applied ?? []) {
       edits.push({ key: gatewayConfigKey(tool), value: true });
     }
-    return planConfigEdits(current, file, edits);
+    const plan = planConfigEdits(current, file, edits);
+    written = plan.text ?? current;
+    return plan;
   }))!;
-  const after = parseConfig(await profile.files.readConfigText(), file).config.model;
+  const after = parseConfig(written, file).config.model;
   return {
     profile: profile.name,
     provider: after.provider ?? null,

@@ -19,6 +19,7 @@ import { HeraldError } from "../errors.ts";
 import { SessionNotFoundError } from "../sessions/errors.ts";
 import {
   SEARCH_DETAILS,
+  SEARCH_SORTS,
   searchNoSessions,
   searchSessions,
   type SessionSearchInput,
@@ -31,6 +32,7 @@ import {
   messageView,
   type SessionView,
   sessionView,
+  sessionViews,
   type SessionWithMessagesView,
   sessionWithMessagesView,
 } from "../sessions/views.ts";
@@ -39,12 +41,6 @@ import type { ProfileContext } from "./ports.ts";
 
 /** The `format` of an exported session. */
 export const SESSION_EXPORT_FORMAT = "herald.session.v1";
-
-/** Orders of a session search. */
-export const SESSION_SEARCH_SORTS = ["relevance", "newest", "oldest"] as const;
-
-/** One of {@link SESSION_SEARCH_SORTS}. */
-export type SessionSearchSort = typeof SESSION_SEARCH_SORTS[number];
 
 /** Orders of a page of messages: from the first message, or counted back from the newest. */
 export const MESSAGE_PAGE_ORDERS = ["oldest", "latest"] as const;
@@ -94,8 +90,14 @@ export async function listSessions(
 ): Promise<SessionView[]> {
   return await profile.sessions.withStore((store) =>
     store
-      ? store.listSessions({ limit: request.limit, offset: request.offset, source: request.source })
-        .map((session) => sessionView(session, store))
+      ? sessionViews(
+        store.listSessions({
+          limit: request.limit,
+          offset: request.offset,
+          source: request.source,
+        }),
+        store,
+      )
       : []
   );
 }
@@ -136,7 +138,7 @@ export async function searchStoredSessions(
     role_filter: request.role,
     sort: request.sort === undefined || request.sort === ""
       ? undefined
-      : oneOf(request.sort, SESSION_SEARCH_SORTS, "The sort"),
+      : oneOf(request.sort, SEARCH_SORTS, "The sort"),
     detail: request.detail === undefined || request.detail === ""
       ? undefined
       : oneOf(request.detail, SEARCH_DETAILS, "The detail"),

@@ -23,7 +23,7 @@ import { isDirectory } from "../../adapters/fs/mod.ts";
 import { type ActionKind, ActionRunner } from "../action_runner.ts";
 import { checkoutHead } from "../_git.ts";
 import { childEnv, commandFromEnv } from "../_cli.ts";
-import { intQuery, optionalJsonBody } from "../_input.ts";
+import { intQuery, jsonBody } from "../_input.ts";
 
 const KINDS: readonly ActionKind[] = ["herald-update", "gateway-restart"];
 
@@ -38,7 +38,7 @@ export function registerActionsRoutes(app: Hono, deps: ServerDeps): void {
   const runner = new ActionRunner(deps.now ?? Date.now);
 
   app.post("/api/herald/update", async (c) => {
-    await optionalJsonBody(c);
+    await jsonBody(c, { optional: true });
     const base = commandFromEnv(deps, "HERALD_UPDATE_COMMAND", [...deps.heraldCommand, "update"]);
     const checkout = deps.env.HERALD_CHECKOUT?.trim() || sourceCheckout();
     const started = runner.start("herald-update", async () => {
@@ -62,7 +62,7 @@ export function registerActionsRoutes(app: Hono, deps: ServerDeps): void {
   });
 
   app.post("/api/gateway/restart", async (c) => {
-    await optionalJsonBody(c);
+    await jsonBody(c, { optional: true });
     const command = commandFromEnv(deps, "HERALD_GATEWAY_RESTART_COMMAND", [
       ...deps.heraldCommand,
       "gateway",

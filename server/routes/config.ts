@@ -20,7 +20,7 @@ import {
 } from "../../core/usecases/config.ts";
 import type { ServerDeps } from "../deps.ts";
 import { scopedBody, scopedContext } from "../profile_scope.ts";
-import { absentAsUndefined, jsonObjectField } from "../_input.ts";
+import { absentAsUndefined, jsonObjectField, requiredString } from "../_input.ts";
 
 const EDIT_HINT =
   'Send {"config": {...}} (a partial configuration) or {"set": {"dotted.key": value}}';
@@ -37,10 +37,7 @@ const VERSION_REQUIRED = '"version" is required: send the version that GET /api/
 /** `PUT /api/config/raw`: the whole file and the version it was loaded at. */
 const RawConfigBody = z.looseObject({
   text: z.string({ error: '"text" (the whole config.yaml) is required' }),
-  version: z.string({ error: VERSION_REQUIRED }).refine(
-    (version) => version.trim() !== "",
-    VERSION_REQUIRED,
-  ),
+  version: requiredString("version", { message: VERSION_REQUIRED }),
 });
 
 /** The `{"set": {...}}` map as typed edits: a string is read like the CLI's text. */

@@ -12,11 +12,11 @@ import { parseInput } from "../../core/validation.ts";
 import { deleteEnv, listEnv, revealEnv, setEnv } from "../../core/usecases/env.ts";
 import type { ServerDeps } from "../deps.ts";
 import { scopedBody, scopedContext } from "../profile_scope.ts";
-import { absentAsUndefined } from "../_input.ts";
+import { absentAsUndefined, requiredString } from "../_input.ts";
 
 const KEY_REQUIRED = '"key" (the variable name) is required';
 
-const envKey = z.string({ error: KEY_REQUIRED }).refine((key) => key.trim() !== "", KEY_REQUIRED);
+const envKey = requiredString("key", { message: KEY_REQUIRED });
 
 /** `PUT /api/env`: one variable and its value. */
 const EnvSetBody = z.looseObject({

@@ -22,8 +22,8 @@ import {
   setMcpServerEnabled,
 } from "../../core/usecases/mcp.ts";
 import type { ServerDeps } from "../deps.ts";
-import { scopedBody, scopedContext } from "../profile_scope.ts";
-import { absentAsUndefined } from "../_input.ts";
+import { scopedBody, scopedContext, scopedWrite } from "../profile_scope.ts";
+import { absentAsUndefined, requiredString, stringRecord } from "../_input.ts";
 import { runHeraldCli } from "../_cli.ts";
 import { probeMcpServer } from "../../adapters/mcp/mod.ts";
 
@@ -31,17 +31,9 @@ import { probeMcpServer } from "../../adapters/mcp/mod.ts";
 const MAX_TEST_SECONDS = 30;
 const CLI_TIMEOUT_MS = 60_000;
 
-const requiredName = (what: string) =>
-  z.string({ error: `"${what}" is required` }).trim().min(1, `"${what}" must not be empty`);
-
-const stringRecord = (what: string) =>
-  absentAsUndefined(
-    z.record(z.string(), z.string(), { error: `"${what}" must be an object of string values` }),
-  );
-
 /** `POST /api/mcp/servers`: a stdio (`command`) or HTTP (`url`) server. */
 const McpServerBody = z.looseObject({
-  name: requiredName("name"),
+  name: requiredString("name", { trim: true }),
   command: absentAsUndefined(z.string()),
   args: absentAsUndefined(z.array(z.string(), { error: '"args" must be a list of strings' })),
   env: stringRecord("env"),
@@ -68,7 +60,7 @@ const TestBody = z.looseObject({
 
 /** `POST /api/mcp/catalog/install`: the entry, its parameters and an optional server name. */
 const CatalogInstallBody = z.looseObject({
-  name: requiredName("name"),
+  name: requiredString("name", { trim: true }),
   params: stringRecord("params"),
   server_name: absentAsUndefined(z.string()),
 });
@@ -100,7 +92,7 @@ export function registerMcpRoutes(app: Hono, deps: ServerDeps): void {
   });
 
   app.delete("/api/mcp/servers/:name", async (c) => {
-    const { profile } = await scopedBody(c, deps, z.looseObject({}), { optional: true });
+    const profile = await scopedWrite(c, deps);
     return c.json({ ok: true, ...await removeMcpServer(profile, c.req.param("name")) });
   });
 

@@ -17,15 +17,13 @@ import {
   testPlatform,
 } from "../../core/usecases/messaging.ts";
 import type { ServerDeps } from "../deps.ts";
-import { scopedBody, scopedContext } from "../profile_scope.ts";
-import { absentAsUndefined } from "../_input.ts";
+import { scopedBody, scopedContext, scopedWrite } from "../profile_scope.ts";
+import { absentAsUndefined, stringRecord } from "../_input.ts";
 
 /** `PUT /api/messaging/platforms/:platform`: any of on/off, secrets to store, secrets to remove. */
 const PlatformSetupBody = z.looseObject({
   enabled: absentAsUndefined(z.boolean({ error: '"enabled" must be true or false' })),
-  env: absentAsUndefined(
-    z.record(z.string(), z.string(), { error: '"env" must be an object of string values' }),
-  ),
+  env: stringRecord("env"),
   clear_env: absentAsUndefined(
     z.array(z.string(), { error: '"clear_env" must be a list of strings' }),
   ),
@@ -45,7 +43,7 @@ export function registerMessagingRoutes(app: Hono, deps: ServerDeps): void {
   });
 
   app.post("/api/messaging/platforms/:platform/test", async (c) => {
-    const { profile } = await scopedBody(c, deps, z.looseObject({}), { optional: true });
+    const profile = await scopedWrite(c, deps);
     const id = requirePlatform(c.req.param("platform")).id;
     return c.json(await testPlatform(profile, id));
   });

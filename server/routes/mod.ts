@@ -5,7 +5,7 @@
  */
 
 import type { Hono } from "hono";
-import type { ServerDeps } from "../deps.ts";
+import type { RouteDeps } from "../deps.ts";
 import { registerStatusRoutes } from "./status.ts";
 import { registerConfigRoutes } from "./config.ts";
 import { registerEnvRoutes } from "./env.ts";
@@ -19,8 +19,8 @@ import { registerActionsRoutes } from "./actions.ts";
 import { registerWsRoutes } from "./ws.ts";
 import { registerPtyRoutes } from "./pty.ts";
 
-/** Adds one family of routes to the app. */
-export type RouteFamily = (app: Hono, deps: ServerDeps) => void;
+/** Adds one family of routes to the app; `createApp` has filled in the deps' event bus. */
+export type RouteFamily = (app: Hono, deps: RouteDeps) => void;
 
 /** The route families, in registration order. */
 export const API_ROUTES: readonly RouteFamily[] = [

@@ -26,8 +26,9 @@ import { setEnv } from "../../core/usecases/env.ts";
 import { listOAuthProviders } from "../../core/usecases/model.ts";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
+import { urlHost } from "../origin.ts";
 import { scopedBody, scopedContext } from "../profile_scope.ts";
-import { absentAsUndefined } from "../_input.ts";
+import { absentAsUndefined, requiredString } from "../_input.ts";
 
 /** How long a started sign-in may wait for its code. */
 const STATE_TTL_MS = 10 * 60 * 1000;
@@ -55,14 +56,11 @@ function tokenUrl(deps: ServerDeps, provider: OAuthProvider): string {
 /** `POST .../start`: where the provider sends the user back (default: this dashboard). */
 const StartBody = z.looseObject({ redirect_uri: absentAsUndefined(z.string()) });
 
-const required = (what: string) =>
-  z.string({ error: `"${what}" is required` }).refine(
-    (value) => value.trim() !== "",
-    `"${what}" must not be empty`,
-  );
-
 /** `POST .../complete`: the state from `start` and the code the provider returned. */
-const CompleteBody = z.looseObject({ state: required("state"), code: required("code") });
+const CompleteBody = z.looseObject({
+  state: requiredString("state"),
+  code: requiredString("code"),
+});
 
 function badState(message: string): HeraldError {
   return new HeraldError("oauth_state_invalid", "usage", message);
@@ -195,9 +193,7 @@ export function registerProvidersRoutes(app: Hono, deps: ServerDeps): void {
           `PUT /api/env {"key": "${provider.keyEnv}", "value": "..."}`,
       );
     }
-    const origin =
-      `http://${deps.bind.host.includes(":") ? `[${deps.bind.host}]` : deps.bind.host}` +
-      `:${deps.bind.port}`;
+    const origin = `http://${urlHost(deps.bind.host)}:${deps.bind.port}`;
     const redirectUri = body.redirect_uri?.trim() ||
       `${origin}/oauth/callback/${provider.provider}`;
     if (!isHttpUrl(redirectUri)) {

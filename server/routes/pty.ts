@@ -23,7 +23,7 @@ import {
 } from "../ws/limits.ts";
 import { GOING_AWAY_REASON, SHUTDOWN_PTY_GRACE_MS } from "../ws/live.ts";
 import { PtyBridge, ptyMessageRefusal } from "../ws/pty_bridge.ts";
-import { parseResume, ptyLaunch, ptyMode } from "../ws/pty_launch.ts";
+import { parseResume, ptyLaunch } from "../ws/pty_launch.ts";
 import { upgradeRequired } from "../ws/upgrade.ts";
 
 /** Registers the pty routes. */
@@ -33,11 +33,7 @@ export function registerPtyRoutes(app: Hono, deps: ServerDeps): void {
     upgradeWebSocket(async (c) => {
       const paths = await scopedProfile(c, deps);
       const resume = parseResume(c.req.query("resume"));
-      const launch = await ptyLaunch(deps, paths, {
-        mode: ptyMode(deps),
-        resume,
-        cwd: deps.cwd ?? Deno.cwd(),
-      });
+      const launch = await ptyLaunch(deps, paths, { resume });
       // Frames that arrive while the program starts wait for it, in order,
       // up to MAX_PTY_STARTUP_INPUT_BYTES; `queued` is undefined once it runs.
       let bridge: Promise<PtyBridge | undefined> = Promise.resolve(undefined);

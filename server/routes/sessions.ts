@@ -20,12 +20,9 @@ import {
   sessionSummary,
 } from "../../core/usecases/sessions.ts";
 import type { ServerDeps } from "../deps.ts";
-import { scopedBody, scopedContext } from "../profile_scope.ts";
+import { scopedBody, scopedContext, scopedWrite } from "../profile_scope.ts";
 import { ApiError } from "../errors.ts";
 import { intQuery } from "../_input.ts";
-
-/** `DELETE /api/sessions/:id`: an optional body, which may name the profile. */
-const DeleteBody = z.looseObject({});
 
 /** `PATCH /api/sessions/:id`: the new title (and optionally the profile). */
 const PatchBody = z.looseObject({ title: z.string() });
@@ -88,7 +85,7 @@ export function registerSessionsRoutes(app: Hono, deps: ServerDeps): void {
   });
 
   app.delete("/api/sessions/:id", async (c) => {
-    const { profile } = await scopedBody(c, deps, DeleteBody, { optional: true });
+    const profile = await scopedWrite(c, deps);
     const deleted = await deleteSession(profile, c.req.param("id"));
     return c.json({ ok: true, profile: profile.name, ...deleted });
   });

@@ -8,7 +8,6 @@
  */
 
 import type { Context, Hono } from "hono";
-import { z } from "zod";
 import {
   createBundle,
   deleteBundle,
@@ -19,13 +18,10 @@ import {
 import { listSkills } from "../../core/usecases/skills.ts";
 import { openSkillLibrary } from "../../adapters/skills/mod.ts";
 import type { ServerDeps } from "../deps.ts";
-import { scopedBody, scopedContext } from "../profile_scope.ts";
+import { scopedBody, scopedContext, scopedWrite } from "../profile_scope.ts";
 
 /** `POST /api/bundles`: a new bundle, which may name the profile. */
 const CreateBundleBody = NewBundle.loose();
-
-/** `DELETE /api/bundles/:name`: an optional body, which may name the profile. */
-const DeleteBody = z.looseObject({});
 
 /** Registers the skills routes. */
 export function registerSkillsRoutes(app: Hono, deps: ServerDeps): void {
@@ -55,7 +51,7 @@ export function registerSkillsRoutes(app: Hono, deps: ServerDeps): void {
   });
 
   app.delete("/api/bundles/:name", async (c) => {
-    const { profile } = await scopedBody(c, deps, DeleteBody, { optional: true });
+    const profile = await scopedWrite(c, deps);
     const lib = openSkillLibrary(profile);
     const { name, file } = await deleteBundle(lib, c.req.param("name"));
     return c.json({ ok: true, profile: lib.profile, deleted: name, file });

@@ -12,7 +12,7 @@
  * (`deps.sockets`, server/ws/live.ts).
  *
  * Every connection's conversations publish to the server's one event bus
- * (`deps.events`; one is made for the app when the deps bring none), which
+ * (`deps.events`; createApp makes one when the server's deps bring none), which
  * `events.subscribe` watches (server/ws/methods/events.ts).
  *
  * @module
@@ -20,15 +20,13 @@
 
 import type { Hono } from "hono";
 import { upgradeWebSocket } from "hono/deno";
-import { EventBus } from "../../core/events/mod.ts";
-import type { ServerDeps } from "../deps.ts";
+import type { RouteDeps } from "../deps.ts";
 import { scopedProfile } from "../profile_scope.ts";
 import { GatewayConnection } from "../ws/gateway.ts";
 import { upgradeRequired } from "../ws/upgrade.ts";
 
 /** Registers the ws routes. */
-export function registerWsRoutes(app: Hono, deps: ServerDeps): void {
-  const events = deps.events ?? new EventBus();
+export function registerWsRoutes(app: Hono, deps: RouteDeps): void {
   app.get(
     "/api/ws",
     upgradeWebSocket((c) => {
@@ -40,7 +38,7 @@ export function registerWsRoutes(app: Hono, deps: ServerDeps): void {
             socket: ws.raw as WebSocket,
             env: deps.env,
             cwd: deps.cwd ?? Deno.cwd(),
-            events,
+            events: deps.events,
             pinnedProfile: deps.pinnedProfile,
             // A profile named in the call wins over the connection's ?profile=.
             resolveProfile: (profile) =>

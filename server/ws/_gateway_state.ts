@@ -1,7 +1,8 @@
 /**
  * The state one gateway connection shares with its method handlers
  * (server/ws/methods/): the options the server gave it, the sessions the
- * client started, the approval broker and the way to notify the client.
+ * client started, its event subscriptions, the approval broker and the way
+ * to notify the client.
  * Private to server/ws/.
  *
  * @module
@@ -27,8 +28,6 @@ export interface GatewayOptions {
   socket: LimitedSocket;
   /** Working directory of the sessions' tools. */
   cwd: string;
-  /** How long an approval request waits for an answer before it is denied. */
-  approvalTimeoutMs?: number;
   /**
    * The server's event bus: the connection's conversations publish to it,
    * and `events.subscribe` watches it. Absent: nothing is published and
@@ -54,6 +53,11 @@ export interface GatewayState {
   /** The open sessions, by session key. */
   readonly sessions: Map<string, GatewaySession>;
   readonly approvals: ApprovalBroker;
+  /**
+   * The open `events.subscribe` subscriptions, each id to the function that
+   * ends it; the gateway ends them all when the connection closes.
+   */
+  readonly subscriptions: Map<string, () => void>;
   /** Sessions being opened by `session.start`, counted against the session limit. */
   opening: number;
   /** Set once the connection closed; no session opens after that. */

@@ -12,8 +12,6 @@
 import type { AskOptions } from "../../core/tools/approval_policy.ts";
 import type { ApprovalChoice, ApprovalRequest } from "../../core/tools/types.ts";
 
-export { APPROVAL_TIMEOUT_MS } from "../../core/tools/approval_policy.ts";
-
 /** Sends a notification to the client. */
 export type Notify = (method: string, params: Record<string, unknown>) => void;
 

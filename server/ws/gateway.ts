@@ -86,7 +86,6 @@ import {
 } from "./methods/mod.ts";
 
 export type { GatewayOptions } from "./_gateway_state.ts";
-export { GATEWAY_SOURCE } from "./methods/mod.ts";
 
 /** The gateway side of one WebSocket. */
 export class GatewayConnection {
@@ -100,6 +99,7 @@ export class GatewayConnection {
     this.#state = {
       options,
       sessions: new Map(),
+      subscriptions: new Map(),
       approvals: new ApprovalBroker(notify),
       opening: 0,
       closed: false,
@@ -144,14 +144,17 @@ export class GatewayConnection {
   }
 
   /**
-   * The socket closed: pending approvals are denied, running turns aborted
-   * (their partial turns stay stored) and every session's store is closed.
+   * The socket closed: event subscriptions end, pending approvals are
+   * denied, running turns aborted (their partial turns stay stored) and
+   * every session's store is closed.
    */
   async close(): Promise<void> {
     const state = this.#state;
     if (state.closed) return;
     state.closed = true;
     this.#peer.close();
+    for (const unsubscribe of state.subscriptions.values()) unsubscribe();
+    state.subscriptions.clear();
     state.approvals.denyAll();
     await Promise.all(
       [...state.sessions.values()].map((entry) => closeSession(state, entry, false)),

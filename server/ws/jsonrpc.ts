@@ -26,35 +26,21 @@ import {
   RpcErrorCode,
   type RpcErrorObject,
   type RpcMethods,
-  toRpcError as toCoreRpcError,
 } from "../../core/rpc/mod.ts";
 import { ApiError } from "../errors.ts";
 
 export {
   CallBudget,
   domainError,
-  type FrameOptions,
   method,
-  notification,
-  RpcError,
   RpcErrorCode,
-  type RpcErrorObject,
-  type RpcId,
-  type RpcMethod,
   type RpcMethods,
-  type RpcNotification,
-  type RpcResponse,
 } from "../../core/rpc/mod.ts";
 
 /** The JSON-RPC error object for the server's {@link ApiError}: -32000 with its code. */
 export function describeServerError(error: unknown): RpcErrorObject | undefined {
   if (!(error instanceof ApiError)) return undefined;
   return { code: RpcErrorCode.domainError, message: error.message, data: { code: error.code } };
-}
-
-/** The JSON-RPC error object for anything a gateway handler threw. */
-export function toRpcError(error: unknown): RpcErrorObject {
-  return toCoreRpcError(error, describeServerError);
 }
 
 /**

@@ -31,11 +31,24 @@ export const GOING_AWAY_REASON = "The dashboard is shutting down";
  */
 export const SHUTDOWN_PTY_GRACE_MS = 500;
 
-const delay = (ms: number) => {
+/**
+ * Resolves true when `promise` settles (either way) within `ms`, false
+ * otherwise; the timer is cleared as soon as the answer is known.
+ *
+ * @example
+ * ```ts
+ * const done = await settlesWithin(server.shutdown(), 200);
+ * ```
+ */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const done = new Promise<void>((resolve) => timer = setTimeout(resolve, ms));
-  return { done, cancel: () => clearTimeout(timer) };
-};
+  const late = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * The open sockets of one server.
@@ -51,16 +64,6 @@ const delay = (ms: number) => {
 export class LiveSockets {
   readonly #open = new Set<LiveSocket>();
   #stopping = false;
-
-  /** Sockets open now. */
-  get size(): number {
-    return this.#open.size;
-  }
-
-  /** True once {@link closeAll} was called. */
-  get stopping(): boolean {
-    return this.#stopping;
-  }
 
   /**
    * Registers an opened socket; call the returned function when it closes.
@@ -84,14 +87,6 @@ export class LiveSockets {
     this.#stopping = true;
     const ending = [...this.#open].map((socket) => socket.goAway().catch(() => {}));
     this.#open.clear();
-    const timeout = delay(timeoutMs);
-    try {
-      return await Promise.race([
-        Promise.all(ending).then(() => true),
-        timeout.done.then(() => false),
-      ]);
-    } finally {
-      timeout.cancel();
-    }
+    return await settlesWithin(Promise.all(ending), timeoutMs);
   }
 }

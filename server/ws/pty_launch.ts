@@ -20,18 +20,10 @@ import { ApiError } from "../errors.ts";
 import { loadExpandedConfig } from "../../core/usecases/config.ts";
 import { openProfileContext } from "../../adapters/runtime/profile_context.ts";
 
-/** What the terminal runs: the chat REPL or the user's shell. */
-export type PtyMode = "chat" | "shell";
-
 /** Environment variables `herald chat` in the terminal never inherits. */
 const WITHHELD_ENV = ["HERALD_DASHBOARD_SESSION_TOKEN"];
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
-
-/** The terminal mode of a server: `deps.ptyMode`, else `chat`. */
-export function ptyMode(deps: ServerDeps): PtyMode {
-  return deps.ptyMode ?? "chat";
-}
 
 /**
  * Validates `?resume=`: a session id, never something that could be read
@@ -78,16 +70,21 @@ async function shellEnvironment(
   return childEnvironment(deps.env, { passthrough, lookup, extra });
 }
 
-/** The program, arguments and environment of a terminal for profile `paths`. */
+/**
+ * The program, arguments and environment of a terminal for profile `paths`:
+ * what `deps.ptyMode` says (`chat` when unset), started in `deps.cwd` (the
+ * server's working directory when unset).
+ */
 export async function ptyLaunch(
   deps: ServerDeps,
   paths: ProfilePaths,
-  options: { mode: PtyMode; resume?: string; cwd: string },
+  options: { resume?: string } = {},
 ): Promise<PtySpawnOptions> {
+  const cwd = deps.cwd ?? Deno.cwd();
   const own = { HERALD_HOME: paths.home, TERM: "xterm-256color", COLORTERM: "truecolor" };
-  if (options.mode === "shell") {
+  if ((deps.ptyMode ?? "chat") === "shell") {
     const env = await shellEnvironment(deps, paths, own);
-    return { file: userShell(deps.env), args: [], cwd: options.cwd, env };
+    return { file: userShell(deps.env), args: [], cwd, env };
   }
   const env: Record<string, string | undefined> = { ...deps.env, ...own };
   for (const name of WITHHELD_ENV) delete env[name];
@@ -104,7 +101,7 @@ export async function ptyLaunch(
       "chat",
       ...(options.resume ? ["--resume", options.resume] : []),
     ],
-    cwd: options.cwd,
+    cwd,
     env,
   };
 }

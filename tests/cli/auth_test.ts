@@ -147,3 +147,11 @@ Deno.test("auth list with no keys says how to add one", async () => {
     /No provider keys found; set one with `herald config set model\.api_key <key>`/,
   );
 });
+
+Deno.test("auth reset on a home that does not exist yet creates it and forgets nothing", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "fresh");
+  const result = await herald(home, {}, "auth", "reset", "--json");
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(JSON.parse(result.stdout), { reset: [] });
+});

@@ -19,7 +19,7 @@
  * subscription lost because it fell too far behind (0 normally).
  *
  * A connection holds at most {@link MAX_SUBSCRIPTIONS} subscriptions; they
- * end when it closes.
+ * end when it closes (server/ws/gateway.ts `close()`).
  *
  * @module
  */
@@ -45,32 +45,12 @@ const UnsubscribeParams = z.object({
   subscription_id: z.string().min(1, "subscription_id is required"),
 });
 
-/** The subscriptions of each connection, ended when it closes. */
-const subscriptionsOf = new WeakMap<GatewayState, Map<string, () => void>>();
-
-function subscriptions(state: GatewayState): Map<string, () => void> {
-  let open = subscriptionsOf.get(state);
-  if (!open) {
-    const created = new Map<string, () => void>();
-    open = created;
-    subscriptionsOf.set(state, created);
-    const socket = state.options.socket as Partial<EventTarget>;
-    socket.addEventListener?.("close", () => endAll(created), { once: true });
-  }
-  return open;
-}
-
-function endAll(open: Map<string, () => void>): void {
-  for (const unsubscribe of open.values()) unsubscribe();
-  open.clear();
-}
-
 /** The event methods of the connection whose state is `state`. */
 export function eventMethods(state: GatewayState): RpcMethods {
   return {
     "events.subscribe": method(SubscribeParams, (p) => subscribe(state, p)),
     "events.unsubscribe": method(UnsubscribeParams, (p) => {
-      const open = subscriptions(state);
+      const open = state.subscriptions;
       const unsubscribe = open.get(p.subscription_id);
       open.delete(p.subscription_id);
       unsubscribe?.();
@@ -82,7 +62,7 @@ export function eventMethods(state: GatewayState): RpcMethods {
 async function subscribe(state: GatewayState, params: z.infer<typeof SubscribeParams>) {
   const bus = state.options.events;
   if (!bus) throw domainError("events_unavailable", "This server publishes no events");
-  const open = subscriptions(state);
+  const open = state.subscriptions;
   if (open.size >= MAX_SUBSCRIPTIONS) {
     throw domainError(
       "too_many_subscriptions",
@@ -97,7 +77,6 @@ async function subscribe(state: GatewayState, params: z.infer<typeof SubscribePa
   const filter: EventFilter = { profile, types: params.types, sessionId: params.session_id };
   const id = `sub_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const unsubscribe = bus.subscribe(filter, (event, { dropped }) => {
-    if (state.closed) return endAll(open);
     state.notify("event", { subscription_id: id, dropped, event });
   }, { queueLimit: SUBSCRIPTION_QUEUE_LIMIT });
   open.set(id, unsubscribe);

@@ -8,5 +8,5 @@
 export { approvalMethods } from "./approval.ts";
 export { commandMethods } from "./commands.ts";
 export { eventMethods } from "./events.ts";
-export { closeSession, GATEWAY_SOURCE, sessionMethods } from "./session.ts";
+export { closeSession, sessionMethods } from "./session.ts";
 export { setupMethods } from "./setup.ts";

@@ -17,6 +17,7 @@
 import { z } from "zod";
 import { Conversation, type ConversationResult } from "../../../core/agent/conversation.ts";
 import type { AgentEvent, TurnResult } from "../../../core/agent/turn_runtime.ts";
+import { turnView } from "../../../core/agent/turn_view.ts";
 import { HeraldError } from "../../../core/errors.ts";
 import type { ApprovalNotice, ApprovalSurface } from "../../../core/tools/approval_policy.ts";
 import { openAgentRuntimeLazily } from "../../../adapters/runtime/lazy_agent_runtime.ts";
@@ -26,7 +27,7 @@ import { MAX_GATEWAY_SESSIONS } from "../limits.ts";
 import { ProfileName, SessionKey } from "./_params.ts";
 
 /** Surface name stored with sessions started through the gateway. */
-export const GATEWAY_SOURCE = "dashboard";
+const GATEWAY_SOURCE = "dashboard";
 
 const StartParams = z.object({ profile: ProfileName, resume: z.string().min(1).optional() });
 const SendParams = z.object({
@@ -124,7 +125,6 @@ async function open(state: GatewayState, profile: string | undefined, resume: st
 function clientApprovals(state: GatewayState, key: string): ApprovalSurface {
   return {
     ask: (request, options) => state.approvals.ask(key, request, options),
-    timeoutMs: state.options.approvalTimeoutMs,
     onNotice: (notice) => approvalNotice(state, notice),
   };
 }
@@ -179,11 +179,7 @@ async function send(state: GatewayState, entry: GatewaySession, text: string) {
 /** Notifies `message.complete` and returns the turn as the client sees it. */
 function completed(state: GatewayState, key: string, result: TurnResult) {
   const complete = {
-    session_id: result.sessionId,
-    response: result.response,
-    tool_calls: result.toolCalls,
-    aborted: result.aborted,
-    hit_max_turns: result.hitMaxTurns,
+    ...turnView(result),
     // Only when something ended the turn early (the loop guard on an unattended session).
     ...(result.stopped ? { stopped: result.stopped.code } : {}),
   };

@@ -14,7 +14,7 @@
  */
 
 import { withFileLock } from "../../../adapters/fs/file_lock.ts";
-import { updateTextFile } from "../../../adapters/home/text_file.ts";
+import { updateTextFile } from "../../../adapters/fs/text_file.ts";
 
 const [mode, file, count] = Deno.args;
 const encoder = new TextEncoder();

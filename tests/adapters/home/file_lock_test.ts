@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { lockFilePath, updateTextFile, withFileLock } from "../../../adapters/home/mod.ts";
+import { lockFilePath, updateTextFile, withFileLock } from "../../../adapters/fs/mod.ts";
 import { FileLockTimeoutError } from "../../../core/errors.ts";
 import { REPO_ROOT, tempDir } from "../../_helpers.ts";
 

@@ -11,7 +11,6 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 import {
   Checkpoints,
-  mutatedPathOf,
   rollbackReply,
   type TurnCheckpoint,
 } from "../../../core/agent/checkpoints.ts";
@@ -133,10 +132,10 @@ Deno.test("a turn that writes no file takes no checkpoint", async () => {
   await turn.execute(f.tools, call("look", {}), f.context);
   await turn.execute(f.tools, call("put", "{not json"), f.context);
   assert.deepEqual(await f.checkpoints.store.list(), []);
-  assert.equal(mutatedPathOf(f.tools, call("put", "{not json"), f.context), undefined);
-  assert.equal(mutatedPathOf(f.tools, call("look", {}), f.context), undefined);
+  assert.equal(f.tools.mutatedPath(call("put", "{not json"), f.context), undefined);
+  assert.equal(f.tools.mutatedPath(call("look", {}), f.context), undefined);
   assert.equal(
-    mutatedPathOf(f.tools, call("put", { path: "x", text: "" }), f.context),
+    f.tools.mutatedPath(call("put", { path: "x", text: "" }), f.context),
     join(f.work, "x"),
   );
 });

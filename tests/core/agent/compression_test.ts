@@ -12,13 +12,12 @@ import {
   contextWindowResolver,
   DEFAULT_CONTEXT_LENGTH,
   knownContextLength,
-  pairToolMessages,
   planCompaction,
   reportedTokens,
   summaryBudget,
   summaryPrompt,
 } from "../../../core/agent/compression.ts";
-import { historyEntriesFromStored } from "../../../core/agent/history.ts";
+import { historyEntriesFromStored, pairToolMessages } from "../../../core/agent/history.ts";
 import type { ChatMessage } from "../../../core/models/types.ts";
 import type { StoredMessage } from "../../../core/sessions/store.ts";
 
@@ -171,7 +170,7 @@ Deno.test("orphan tool results are dropped and calls without results get a stub"
     call("x", "y"),
     result("y"),
     user("b"),
-  ]);
+  ], "result not available");
   assertPaired(paired);
   assert.deepEqual(paired.map((m) => m.role === "tool" ? `tool:${m.toolCallId}` : m.role), [
     "user",

@@ -1,15 +1,13 @@
 /**
- * Reading a text file that may not exist yet, and changing one under its
- * lock.
+ * Changing a text file under its lock: read inside the lock, change, write
+ * atomically.
  *
  * @module
  */
 
-import { type AtomicWriteOptions, writeFileAtomic } from "../fs/atomic.ts";
-import { type FileLockOptions, withFileLock } from "../fs/file_lock.ts";
-import { readTextOrEmpty } from "../fs/read.ts";
-
-export { readTextOrEmpty } from "../fs/read.ts";
+import { type AtomicWriteOptions, writeFileAtomic } from "./atomic.ts";
+import { type FileLockOptions, withFileLock } from "./file_lock.ts";
+import { readTextOrEmpty } from "./read.ts";
 
 /** Options of {@link updateTextFile}. */
 export interface TextFileUpdateOptions extends AtomicWriteOptions, FileLockOptions {
