@@ -46,7 +46,7 @@ export function bulkLoad(
 ): BulkCounts {
   const now = Date.now();
   const insertSession = db.prepare(
-    "INSERT INTO sessions (id, source, model, title, started_at) VALUES (?, ?, ?, ?, ?)",
+    "INSERT INTO sessions (id, source, model, title, started_at, cwd) VALUES (?, ?, ?, ?, ?, ?)",
   );
   // Titles are unique per profile: one already taken gets ` #2`, ` #3`, ... as in createSession.
   const byTitle = db.prepare(SELECT_BY_TITLE);
@@ -61,6 +61,7 @@ export function bulkLoad(
         session.model ?? null,
         session.title ? freeTitle(session.title, byTitle) : null,
         startedAt,
+        session.cwd ?? null,
       );
     },
     label: (session) => `with id ${JSON.stringify(session.id)}`,

@@ -10,6 +10,7 @@ import {
   MESSAGE_ROLES,
   type MessageRole,
   type NewMessage,
+  type SessionActivity,
   type SessionRecord,
   type StoredMessage,
 } from "../../core/sessions/store.ts";
@@ -17,7 +18,7 @@ import { numberedTitle } from "../../core/sessions/titles.ts";
 
 /** Session columns aliased to the record's field names. */
 export const SESSION_COLUMNS = `
-  id, source, model, title,
+  id, source, model, title, cwd,
   started_at AS startedAt, ended_at AS endedAt, end_reason AS endReason,
   message_count AS messageCount, tool_call_count AS toolCallCount,
   api_call_count AS apiCallCount, input_tokens AS inputTokens, output_tokens AS outputTokens,
@@ -69,6 +70,24 @@ const utf8 = new TextDecoder();
 /** Copies a session row into a plain record. */
 export function toSessionRecord(row: SessionRow): SessionRecord {
   return { ...row };
+}
+
+/** A row of the session activity query: the first user message's content fetched as messages are. */
+export interface ActivityRow {
+  sessionId: string;
+  lastActive: number | null;
+  answered: number;
+  content: string | null;
+  contentBytes: Uint8Array | null;
+}
+
+/** Converts an activity row into the store's {@link SessionActivity}. */
+export function toSessionActivity(row: ActivityRow): SessionActivity {
+  return {
+    firstUserMessage: row.contentBytes ? utf8.decode(row.contentBytes) : row.content,
+    lastActive: row.lastActive,
+    answered: row.answered === 1,
+  };
 }
 
 /** Converts a message row into a stored message. */
@@ -134,7 +153,9 @@ export function toolCallsIn(message: NewMessage): number {
 }
 
 /** Checks the fields of a new session that the schema requires. */
-export function checkNewSession(input: { id?: string; source: string; startedAt?: number }): void {
+export function checkNewSession(
+  input: { id?: string; source: string; startedAt?: number; cwd?: string | null },
+): void {
   if (input.id !== undefined && (typeof input.id !== "string" || input.id === "")) {
     throw new TypeError(`A session id must be a non-empty string, got ${JSON.stringify(input.id)}`);
   }
@@ -144,6 +165,9 @@ export function checkNewSession(input: { id?: string; source: string; startedAt?
     );
   }
   if (input.startedAt !== undefined) checkTime("Session startedAt", input.startedAt);
+  if (input.cwd !== undefined && input.cwd !== null && typeof input.cwd !== "string") {
+    throw new TypeError(`A session cwd must be a string or null, got ${typeof input.cwd}`);
+  }
 }
 
 /** Throws RangeError unless `value` is a whole number of epoch milliseconds. */

@@ -131,6 +131,16 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 5,
+    name: "session_cwd",
+    // The directory a session was started in, so `herald --continue` finds
+    // the newest session of a folder. Sessions stored before keep NULL.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN cwd TEXT;
+      CREATE INDEX sessions_cwd ON sessions (cwd, started_at) WHERE cwd IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build of Herald writes and understands. */

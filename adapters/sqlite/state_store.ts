@@ -16,6 +16,7 @@ import type {
   NewSession,
   SearchHit,
   SearchHitOptions,
+  SessionActivity,
   SessionRecord,
   SessionStore,
   StoredMessage,
@@ -31,6 +32,7 @@ import { bulkLoad } from "./_bulk.ts";
 import { COMPACTION_COLUMNS, type CompactionRow, toCompaction } from "./_compactions.ts";
 import { immediate, openDatabase, toStoreError } from "./_db.ts";
 import {
+  type ActivityRow,
   checkNewSession,
   checkTime,
   freeTitle,
@@ -41,6 +43,7 @@ import {
   SESSION_COLUMNS,
   type SessionRow,
   toolCallsIn,
+  toSessionActivity,
   toSessionRecord,
   toStoredMessage,
 } from "./_rows.ts";
@@ -123,8 +126,8 @@ class SqliteSessionStore implements StateStore {
       }
       const title = input.title ? freeTitle(input.title, this.#sql(SELECT_BY_TITLE)) : null;
       const row = this.#sql(
-        `INSERT INTO sessions (id, source, model, title, started_at, system_prompt)
-         VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO sessions (id, source, model, title, started_at, system_prompt, cwd)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
          RETURNING ${SESSION_COLUMNS}`,
       ).get(
         id,
@@ -133,6 +136,7 @@ class SqliteSessionStore implements StateStore {
         title,
         startedAt,
         input.systemPrompt ?? null,
+        input.cwd ?? null,
       ) as unknown as SessionRow;
       return toSessionRecord(row);
     });
@@ -162,10 +166,16 @@ class SqliteSessionStore implements StateStore {
     if (options.limit !== undefined) checkCount("limit", limit);
     checkCount("offset", offset);
     return this.#read(() => {
+      // A directory is matched with a plain `cwd = ?` (two cached statements), so the
+      // sessions_cwd index serves `--continue` however many sessions there are.
       const rows = this.#sql(
         `SELECT ${SESSION_COLUMNS} FROM sessions
          WHERE (?1 IS NULL OR source = ?1)
            AND source NOT IN (SELECT value FROM json_each(?4))
+           AND ${options.cwd === undefined ? "?5 IS NULL" : "cwd = ?5"}
+           AND (NOT ?6 OR EXISTS (
+             SELECT 1 FROM messages WHERE session_id = sessions.id AND role = 'assistant'
+           ))
          ORDER BY started_at DESC, id DESC
          LIMIT ?2 OFFSET ?3`,
       ).all(
@@ -173,6 +183,8 @@ class SqliteSessionStore implements StateStore {
         limit,
         offset,
         JSON.stringify(options.excludeSources ?? []),
+        options.cwd ?? null,
+        options.answeredOnly ? 1 : 0,
       ) as unknown as SessionRow[];
       return rows.map(toSessionRecord);
     });
@@ -385,19 +397,26 @@ class SqliteSessionStore implements StateStore {
     }));
   }
 
-  firstUserMessages(sessionIds: readonly string[]): Map<string, string | null> {
+  sessionActivity(sessionIds: readonly string[]): Map<string, SessionActivity> {
     return this.#read(() => {
+      // Each subquery is one step along messages_session_id (session_id, id).
       const rows = this.#sql(
-        `SELECT ${MESSAGE_COLUMNS} FROM messages
-         WHERE id IN (
-           SELECT (SELECT id FROM messages
-                   WHERE session_id = wanted.value AND role = 'user' ORDER BY id LIMIT 1)
-           FROM json_each(?) AS wanted
-         )`,
-      ).all(JSON.stringify(sessionIds)) as unknown as MessageRow[];
-      return new Map(
-        rows.map(toStoredMessage).map((message) => [message.sessionId, message.content]),
-      );
+        `WITH wanted AS (
+           SELECT s.id AS sessionId,
+                  (SELECT id FROM messages
+                   WHERE session_id = s.id AND role = 'user' ORDER BY id LIMIT 1) AS firstUserId,
+                  (SELECT timestamp FROM messages
+                   WHERE session_id = s.id ORDER BY id DESC LIMIT 1) AS lastActive,
+                  EXISTS (SELECT 1 FROM messages
+                          WHERE session_id = s.id AND role = 'assistant') AS answered
+           FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))
+         )
+         SELECT wanted.sessionId, wanted.lastActive, wanted.answered, m.content,
+                CASE WHEN instr(CAST(m.content AS BLOB), x'00') > 0
+                  THEN CAST(m.content AS BLOB) END AS contentBytes
+         FROM wanted LEFT JOIN messages m ON m.id = wanted.firstUserId`,
+      ).all(JSON.stringify(sessionIds)) as unknown as ActivityRow[];
+      return new Map(rows.map((row) => [row.sessionId, toSessionActivity(row)]));
     });
   }
 

@@ -1,13 +1,19 @@
 /**
- * `herald approvals list [--rules]`: what the profile allows without asking,
- * what it refuses, and the rules that decide which commands ask. The work
- * is core's (core/usecases/approvals.ts).
+ * `herald approvals list [--rules]|allow <rule>|remove <rule>`: what the
+ * profile allows without asking, what it refuses, the rules that decide
+ * which commands ask, and adding or removing a rule key of
+ * `approvals.allow`. The work is core's (core/usecases/approvals.ts).
  *
  * @module
  */
 
 import type { Command } from "commander";
-import { listApprovals, listDangerRules } from "../../core/usecases/approvals.ts";
+import {
+  allowApprovalRule,
+  listApprovals,
+  listDangerRules,
+  removeApprovalRule,
+} from "../../core/usecases/approvals.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 
@@ -51,5 +57,31 @@ export function registerApprovals(program: Command, ctx: () => CliContext): void
           list("Refused (approvals.deny)", view.deny, "none") +
           "Hardline commands are always refused; see `herald approvals list --rules`.\n",
       );
+    });
+  approvals.command("allow <rule>")
+    .description(
+      "never ask again about a rule key (rm_recursive:build, git_reset_hard, " +
+        "write_outside_workdir:/tmp); see `herald approvals list --rules`",
+    )
+    .option("--json", "print JSON")
+    .action(async (rule: string, options: { json?: boolean }) => {
+      const c = ctx();
+      const change = await allowApprovalRule(await c.profileContext(), rule);
+      if (options.json) return printJson(c.io, change);
+      c.io.out(
+        change.changed
+          ? `Allowed ${change.rule} always (approvals.allow in ${change.file})\n`
+          : `${change.rule} was already allowed (approvals.allow in ${change.file})\n`,
+      );
+    });
+
+  approvals.command("remove <rule>")
+    .description("remove a rule key from approvals.allow: it is asked about again")
+    .option("--json", "print JSON")
+    .action(async (rule: string, options: { json?: boolean }) => {
+      const c = ctx();
+      const change = await removeApprovalRule(await c.profileContext(), rule);
+      if (options.json) return printJson(c.io, change);
+      c.io.out(`Removed ${change.rule} from approvals.allow in ${change.file}\n`);
     });
 }

@@ -7,8 +7,13 @@
 
 import type { Command } from "commander";
 import YAML from "yaml";
-import { configValueFromText, resolveConfigKey } from "../../core/config/mod.ts";
-import { editConfig, readConfigValue, showConfig } from "../../core/usecases/config.ts";
+import { resolveConfigKey } from "../../core/config/mod.ts";
+import {
+  configValueFromArgs,
+  editConfig,
+  readConfigValue,
+  showConfig,
+} from "../../core/usecases/config.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 
@@ -19,6 +24,14 @@ interface JsonFlag {
 function formatValue(value: unknown): string {
   if (value === undefined) return "";
   if (value !== null && typeof value === "object") return YAML.stringify(value).trimEnd();
+  return String(value);
+}
+
+/** A set value on one line: lists and sections in YAML's flow style (`[a, b]`). */
+function inlineValue(value: unknown): string {
+  if (value !== null && typeof value === "object") {
+    return YAML.stringify(value, { collectionStyle: "flow" }).trimEnd();
+  }
   return String(value);
 }
 
@@ -49,12 +62,15 @@ export function registerConfig(program: Command, ctx: () => CliContext): void {
       else c.io.out((read.set ? formatValue(read.view.value) : "") + "\n");
     });
 
-  config.command("set <key> <value>")
-    .description("change a setting; secrets (keys, tokens) go to .env, never config.yaml")
+  config.command("set <key> <value...>")
+    .description(
+      "change a setting; secrets (keys, tokens) go to .env, never config.yaml; " +
+        "a list takes items as arguments (a b), comma-separated (a,b) or as JSON",
+    )
     .option("--json", "print JSON")
-    .action(async (key: string, text: string, options: JsonFlag) => {
+    .action(async (key: string, texts: string[], options: JsonFlag) => {
       const c = ctx();
-      const value = configValueFromText(key, text);
+      const value = configValueFromArgs(key, texts);
       const profile = await c.profileContext();
       const result = await editConfig(profile, [{ key, value }]);
       const secret = result.secrets[0];
@@ -69,7 +85,7 @@ export function registerConfig(program: Command, ctx: () => CliContext): void {
         return;
       }
       if (options.json) printJson(c.io, { key, value, file: result.file });
-      else c.io.out(`Set ${key} = ${formatValue(value)} in ${result.file}\n`);
+      else c.io.out(`Set ${key} = ${inlineValue(value)} in ${result.file}\n`);
     });
 
   config.command("path")

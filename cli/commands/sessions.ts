@@ -16,8 +16,11 @@ import {
   showSession,
 } from "../../core/usecases/sessions.ts";
 import { INTERNAL_SESSION_SOURCES } from "../../core/sessions/sources.ts";
+import { SessionDeleteRefusedError } from "../../core/sessions/errors.ts";
+import type { SessionView } from "../../core/sessions/views.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
+import { readAnswer } from "./_common.ts";
 
 /** A time (epoch milliseconds or ISO 8601) as `YYYY-MM-DD HH:MM` in UTC. */
 function when(time: number | string | null): string {
@@ -30,6 +33,26 @@ function parseCount(value: string): number {
     throw new InvalidArgumentError(`expected a whole number of 1 or more, got "${value}"`);
   }
   return count;
+}
+
+/** Asks on the terminal whether to delete `session`; true for "y" or "yes". */
+async function confirmDelete(c: CliContext, session: SessionView): Promise<boolean> {
+  if (!c.interactive) throw new SessionDeleteRefusedError(session.id, "session_delete_unconfirmed");
+  const what = session.title ? ` ${JSON.stringify(session.title)}` : "";
+  const messages = `${session.message_count} message${session.message_count === 1 ? "" : "s"}`;
+  const answer = await readAnswer(
+    c,
+    `Delete session ${session.id}${what} (${messages}, started ${when(session.started_at)})? ` +
+      "It cannot be undone. [y/N] ",
+  );
+  return /^y(es)?$/i.test(answer);
+}
+
+interface ListOptions {
+  limit: number;
+  source?: string;
+  all?: boolean;
+  json?: boolean;
 }
 
 interface SearchOptions {
@@ -48,23 +71,29 @@ export function registerSessions(program: Command, ctx: () => CliContext): void 
   );
 
   sessions.command("list")
-    .description("list sessions, newest first")
+    .description("list sessions, newest first (sessions the model never answered only with --all)")
     .option("--limit <n>", "how many", parseCount, 20)
     .option("--source <name>", "only sessions from this surface (cli, dashboard, telegram, ...)")
+    .option("--all", "also list sessions the model never answered, marked (no answer)")
     .option("--json", "print JSON")
-    .action(async (options: { limit: number; source?: string; json?: boolean }) => {
+    .action(async (options: ListOptions) => {
       const c = ctx();
       const rows = await listSessions(await c.profileContext(), {
         limit: options.limit,
         source: options.source,
+        all: options.all ?? false,
       });
       if (options.json) return printJson(c.io, rows);
-      if (rows.length === 0) return c.io.out("No sessions yet. Start one with `herald chat`.\n");
+      if (rows.length === 0) {
+        const hint = options.all ? "" : " (--all also lists sessions the model never answered)";
+        return c.io.out(`No sessions yet. Start one with \`herald chat\`${hint}.\n`);
+      }
       for (const row of rows) {
+        const title = [row.title ?? "", row.answered ? "" : "(no answer)"].filter(Boolean);
         c.io.out(
           `${row.id}  ${when(row.started_at)}  ${row.source.padEnd(9)} ${
             String(row.message_count).padStart(4)
-          } msgs  ${row.title ?? ""}\n`,
+          } msgs  ${title.join(" ")}\n`,
         );
       }
     });
@@ -151,11 +180,14 @@ export function registerSessions(program: Command, ctx: () => CliContext): void 
     });
 
   sessions.command("delete <id>")
-    .description("delete a session, its messages, transcript and request dumps")
+    .description("delete a session, its messages, transcript and request dumps (asks first)")
+    .option("-y, --yes", "do not ask for confirmation")
     .option("--json", "print JSON")
-    .action(async (id: string, options: { json?: boolean }) => {
+    .action(async (id: string, options: { yes?: boolean; json?: boolean }) => {
       const c = ctx();
-      const deleted = await deleteSession(await c.profileContext(), id);
+      const deleted = await deleteSession(await c.profileContext(), id, {
+        confirm: options.yes ? undefined : (session) => confirmDelete(c, session),
+      });
       if (options.json) return printJson(c.io, deleted);
       const { files } = deleted;
       c.io.out(`Deleted session ${id} (${files} file${files === 1 ? "" : "s"}).\n`);

@@ -19,3 +19,25 @@ export class SessionNotFoundError extends HeraldError {
     );
   }
 }
+
+/** A session delete that was not confirmed. */
+export class SessionDeleteRefusedError extends HeraldError {
+  /**
+   * `session_delete_unconfirmed`: no terminal to ask on and no `--yes` (a
+   * usage error); `session_delete_cancelled`: the person answered no.
+   */
+  constructor(
+    readonly sessionId: string,
+    code: "session_delete_unconfirmed" | "session_delete_cancelled",
+  ) {
+    super(
+      code,
+      code === "session_delete_unconfirmed" ? "usage" : "state",
+      code === "session_delete_unconfirmed"
+        ? `Refusing to delete session "${sessionId}" without confirmation: run the command in a ` +
+          `terminal to confirm, or pass --yes (\`herald sessions delete ${sessionId} --yes\`)`
+        : `Session "${sessionId}" was not deleted`,
+      { details: { session_id: sessionId } },
+    );
+  }
+}

@@ -10,6 +10,7 @@ export type * from "./files.ts";
 export { MESSAGE_ROLES } from "./store.ts";
 export * from "./fts_query.ts";
 export * from "./search.ts";
+export * from "./recap.ts";
 export * from "./search_tool.ts";
 export * from "./sources.ts";
 export * from "./titles.ts";

@@ -33,6 +33,8 @@ export interface SessionRecord extends SessionCounters {
   source: string;
   model: string | null;
   title: string | null;
+  /** The directory the session was started in; null for sessions stored before it was kept. */
+  cwd: string | null;
   startedAt: number;
   endedAt: number | null;
   endReason: string | null;
@@ -45,6 +47,8 @@ export interface NewSession {
   source: string;
   model?: string | null;
   title?: string | null;
+  /** The directory the session is started in (the agent's working directory). */
+  cwd?: string | null;
   startedAt?: number;
   /** The system prompt the session was started with, kept so a resumed session sends the same prefix. */
   systemPrompt?: string | null;
@@ -86,6 +90,23 @@ export interface ListSessionsOptions {
   source?: string;
   /** Leave out sessions from these sources. */
   excludeSources?: readonly string[];
+  /** Only sessions started in exactly this directory. */
+  cwd?: string;
+  /**
+   * Only sessions the model answered at least once (an assistant message is
+   * stored); a session whose first model call never succeeded is left out.
+   */
+  answeredOnly?: boolean;
+}
+
+/** What a session listing shows beyond the row, read from its messages. */
+export interface SessionActivity {
+  /** The content of the first user message; null when there is none (or it has no content). */
+  firstUserMessage: string | null;
+  /** When the newest message was stored; null for a session without messages. */
+  lastActive: number | null;
+  /** True once an assistant message is stored: a model call of the session succeeded. */
+  answered: boolean;
 }
 
 /** A full-text match: which message, in which session, how well it ranks (lower is better). */
@@ -169,10 +190,10 @@ export interface SessionStore {
     roles: readonly MessageRole[],
   ): { start: StoredMessage[]; end: StoredMessage[] };
   /**
-   * The content of the first user message of each of `sessionIds` that has
-   * one, by session id, in one query (the previews of a session listing).
+   * The {@link SessionActivity} of each of `sessionIds` that exists, by
+   * session id, in one query (what a session listing shows beside the row).
    */
-  firstUserMessages(sessionIds: readonly string[]): Map<string, string | null>;
+  sessionActivity(sessionIds: readonly string[]): Map<string, SessionActivity>;
   /** Deletes a session and its messages; returns false when it did not exist. */
   deleteSession(id: string): boolean;
   /**

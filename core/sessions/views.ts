@@ -16,6 +16,7 @@
 import type {
   MessageRole,
   MessageWindow,
+  SessionActivity,
   SessionRecord,
   SessionStore,
   StoredMessage,
@@ -24,14 +25,26 @@ import type {
 /** Longest preview (the first user message, whitespace folded) in a session view. */
 export const PREVIEW_CHARS = 160;
 
-/** A session summary: the row, its counters and a preview of its first user message. */
+/** Longest first line (of the first user message) in a {@link RecentSessionView}. */
+export const FIRST_LINE_CHARS = 80;
+
+/**
+ * A session summary: the row, its counters, a preview of its first user
+ * message, when it was last active and whether the model ever answered.
+ */
 export interface SessionView {
   id: string;
   source: string;
   model: string | null;
   title: string | null;
   preview: string | null;
+  /** The directory it was started in; null for sessions stored before Herald kept it. */
+  cwd: string | null;
+  /** False while no model call of the session has succeeded (no assistant message stored). */
+  answered: boolean;
   started_at: number;
+  /** When its newest message was stored (its start when it has none). */
+  last_active: number;
   ended_at: number | null;
   end_reason: string | null;
   message_count: number;
@@ -157,47 +170,113 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** `text` with whitespace folded, cut to `max` characters with "…" when longer. */
+function shortened(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 /** A first user message, whitespace folded and cut to {@link PREVIEW_CHARS}. */
 function preview(first: string | null | undefined): string | null {
-  if (!first) return null;
-  const flat = first.replace(/\s+/g, " ").trim();
-  return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat;
+  return first ? shortened(first, PREVIEW_CHARS) : null;
 }
 
 /**
+ * The first line of a first user message that has words, cut to {@link FIRST_LINE_CHARS}.
+ *
+ * @example
+ * ```ts
+ * firstLine("\n  Fix the parser\nIt chokes on tabs"); // "Fix the parser"
+ * ```
+ */
+export function firstLine(first: string | null | undefined): string | null {
+  const line = first?.split(/\r?\n|\r/).find((candidate) => candidate.trim() !== "");
+  return line === undefined ? null : shortened(line, FIRST_LINE_CHARS);
+}
+
+const NO_ACTIVITY: SessionActivity = { firstUserMessage: null, lastActive: null, answered: false };
+
+/**
  * The summary views of `sessions`, in their order; `store` supplies every
- * preview in one query.
+ * preview, last activity and answered flag in one query.
  */
 export function sessionViews(
   sessions: readonly SessionRecord[],
-  store: Pick<SessionStore, "firstUserMessages">,
+  store: Pick<SessionStore, "sessionActivity">,
 ): SessionView[] {
-  const firsts = store.firstUserMessages(sessions.map((session) => session.id));
-  return sessions.map((session) => ({
-    id: session.id,
-    source: session.source,
-    model: session.model,
-    title: session.title,
-    preview: preview(firsts.get(session.id)),
-    started_at: session.startedAt,
-    ended_at: session.endedAt,
-    end_reason: session.endReason,
-    message_count: session.messageCount,
-    tool_call_count: session.toolCallCount,
-    api_call_count: session.apiCallCount,
-    input_tokens: session.inputTokens,
-    output_tokens: session.outputTokens,
-    cache_read_tokens: session.cacheReadTokens,
-    cache_write_tokens: session.cacheWriteTokens,
-  }));
+  const activity = store.sessionActivity(sessions.map((session) => session.id));
+  return sessions.map((session) => {
+    const facts = activity.get(session.id) ?? NO_ACTIVITY;
+    return {
+      id: session.id,
+      source: session.source,
+      model: session.model,
+      title: session.title,
+      preview: preview(facts.firstUserMessage),
+      cwd: session.cwd,
+      answered: facts.answered,
+      started_at: session.startedAt,
+      last_active: facts.lastActive ?? session.startedAt,
+      ended_at: session.endedAt,
+      end_reason: session.endReason,
+      message_count: session.messageCount,
+      tool_call_count: session.toolCallCount,
+      api_call_count: session.apiCallCount,
+      input_tokens: session.inputTokens,
+      output_tokens: session.outputTokens,
+      cache_read_tokens: session.cacheReadTokens,
+      cache_write_tokens: session.cacheWriteTokens,
+    };
+  });
 }
 
-/** The summary view of `session`; `store` supplies the preview. */
+/** The summary view of `session`; `store` supplies the preview and activity. */
 export function sessionView(
   session: SessionRecord,
-  store: Pick<SessionStore, "firstUserMessages">,
+  store: Pick<SessionStore, "sessionActivity">,
 ): SessionView {
   return sessionViews([session], store)[0];
+}
+
+/**
+ * A session as a resume picker shows it: its title, when it started and was
+ * last active, how long it is, the first line of its first user message,
+ * and the directory it was started in.
+ */
+export interface RecentSessionView {
+  id: string;
+  title: string | null;
+  source: string;
+  started_at: number;
+  /** When its newest message was stored (its start when it has none). */
+  last_active: number;
+  message_count: number;
+  /** The first line of the first user message, at most {@link FIRST_LINE_CHARS} characters. */
+  first_line: string | null;
+  cwd: string | null;
+  answered: boolean;
+}
+
+/** The picker views of `sessions`, in their order; `store` supplies the activity in one query. */
+export function recentSessionViews(
+  sessions: readonly SessionRecord[],
+  store: Pick<SessionStore, "sessionActivity">,
+): RecentSessionView[] {
+  const activity = store.sessionActivity(sessions.map((session) => session.id));
+  return sessions.map((session) => {
+    const facts = activity.get(session.id) ?? NO_ACTIVITY;
+    return {
+      id: session.id,
+      title: session.title,
+      source: session.source,
+      started_at: session.startedAt,
+      last_active: facts.lastActive ?? session.startedAt,
+      message_count: session.messageCount,
+      first_line: firstLine(facts.firstUserMessage),
+      cwd: session.cwd,
+      answered: facts.answered,
+    };
+  });
 }
 
 /** The view of one stored message (its session is known from where it appears). */
@@ -216,7 +295,7 @@ export function messageView(message: StoredMessage): MessageView {
 /** `session` and every one of its messages, read from `store`. */
 export function sessionWithMessagesView(
   session: SessionRecord,
-  store: Pick<SessionStore, "firstUserMessages" | "getMessages">,
+  store: Pick<SessionStore, "sessionActivity" | "getMessages">,
 ): SessionWithMessagesView {
   return {
     session: sessionView(session, store),

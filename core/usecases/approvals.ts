@@ -1,14 +1,28 @@
 /**
- * What a profile allows and refuses: its approval settings and, for
- * `--rules`, the dangerous-command rules with their classes.
+ * What a profile allows and refuses: its approval settings, the
+ * dangerous-command rules with their classes (`--rules`), and adding or
+ * removing a rule key of `approvals.allow` (`herald approvals allow|remove`).
  *
  * @module
  */
 
-import type { ConfigWarning } from "../config/mod.ts";
+import YAML from "yaml";
+import {
+  appendConfigListValue,
+  type ConfigWarning,
+  parseConfigDocument,
+  resolveConfigKey,
+} from "../config/mod.ts";
+import { HeraldError } from "../errors.ts";
 import { DANGER_RULES, type DangerRule } from "../tools/dangerous.ts";
 import { loadWrittenConfig } from "./config.ts";
 import type { ProfileContext } from "./ports.ts";
+
+/** The config key of the rule keys approved always. */
+const ALLOW_KEY = "approvals.allow";
+
+/** The rule of the file tools' writes outside the working directory; its keys name the folder. */
+const WRITE_OUTSIDE_WORKDIR = "write_outside_workdir";
 
 /** The approval settings of a profile (`herald approvals list --json`). */
 export interface ApprovalsView {
@@ -56,4 +70,150 @@ export async function listApprovals(profile: ProfileContext): Promise<ApprovalsV
 /** Every dangerous-command rule: what it catches, whether it is hardline, an example. */
 export function listDangerRules(): DangerRuleView[] {
   return DANGER_RULES.map((rule) => ({ ...rule }));
+}
+
+/** The rule names an allow entry may start with, as the usage error lists them. */
+function allowableForms(): string[] {
+  const forms = DANGER_RULES.filter((rule) => rule.class === "approval")
+    .map((rule) => rule.scoped ? `${rule.rule}[:<targets>]` : rule.rule);
+  return [...new Set(forms), `${WRITE_OUTSIDE_WORKDIR}:<absolute folder>`];
+}
+
+function badRule(rule: string, reason: string): HeraldError {
+  return new HeraldError(
+    "approval_rule_invalid",
+    "usage",
+    `Cannot allow ${JSON.stringify(rule)}: ${reason}`,
+    { details: { rule } },
+  );
+}
+
+function isAbsolute(path: string): boolean {
+  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
+}
+
+/**
+ * `rule` as a key an approval can cover: an approval rule of the
+ * dangerous-command table (`git_reset_hard`, or a scoped one with or
+ * without its targets, `rm_recursive:build`), or
+ * `write_outside_workdir:<absolute folder>`. It comes back trimmed, its
+ * targets written the way the rules write them (`rm_recursive:./build/`
+ * is `rm_recursive:build`), so the entry matches what is asked.
+ *
+ * @example
+ * ```ts
+ * checkAllowRule(" rm_recursive:build "); // "rm_recursive:build"
+ * checkAllowRule("rm_root");              // throws: refused outright, no approval covers it
+ * ```
+ *
+ * @throws HeraldError (usage, `approval_rule_invalid`) naming the valid forms.
+ */
+export function checkAllowRule(rule: string): string {
+  const key = rule.trim();
+  const colon = key.indexOf(":");
+  const name = colon === -1 ? key : key.slice(0, colon);
+  const targets = colon === -1 ? "" : key.slice(colon + 1).trim();
+  if (name === WRITE_OUTSIDE_WORKDIR) {
+    if (!isAbsolute(targets)) {
+      throw badRule(
+        key,
+        `${WRITE_OUTSIDE_WORKDIR} needs the absolute folder it may write to ` +
+          `(${WRITE_OUTSIDE_WORKDIR}:/tmp)`,
+      );
+    }
+    // The write guard names the folder without a trailing separator.
+    return `${WRITE_OUTSIDE_WORKDIR}:${targets.replace(/(.)[\\/]+$/, "$1")}`;
+  }
+  const rules = DANGER_RULES.filter((candidate) => candidate.rule === name);
+  const approval = rules.find((candidate) => candidate.class === "approval");
+  if (!approval) {
+    const reason = rules.length > 0
+      ? `${name} is refused outright (hardline); no approval covers it`
+      : `there is no rule named ${JSON.stringify(name)}`;
+    throw badRule(key, `${reason}. Valid rules: ${allowableForms().join(", ")}`);
+  }
+  if (colon !== -1 && (!approval.scoped || targets === "")) {
+    throw badRule(
+      key,
+      approval.scoped
+        ? `give the targets after "${name}:" (${approval.rule}:build), or the rule alone`
+        : `${name} takes no targets; allow "${name}" alone`,
+    );
+  }
+  if (colon === -1) return key;
+  // Targets as the command rules write them: no leading "./", no trailing "/".
+  const normal = targets.split(/\s+/)
+    .map((target) => target.replace(/^(\.\/)+/, "").replace(/(.)\/+$/, "$1"))
+    .filter((target) => target !== "");
+  return normal.length === 0 ? name : `${name}:${[...new Set(normal)].join(" ")}`;
+}
+
+/** What {@link allowApprovalRule} or {@link removeApprovalRule} did (`--json`). */
+export interface ApprovalRuleChange {
+  profile: string;
+  file: string;
+  rule: string;
+  /** False when nothing changed (allowing a rule already in the list). */
+  changed: boolean;
+}
+
+/**
+ * Adds `rule` (checked by {@link checkAllowRule}) to `approvals.allow` in
+ * config.yaml, under the file's lock as an "always" answer saves it, keeping
+ * comments and the rest of the file. A rule already there is left as it is.
+ *
+ * @throws HeraldError (usage) for a rule key no approval covers.
+ * @throws ConfigParseError when config.yaml is not YAML (nothing is written).
+ */
+export async function allowApprovalRule(
+  profile: ProfileContext,
+  rule: string,
+): Promise<ApprovalRuleChange> {
+  const key = checkAllowRule(rule);
+  const file = profile.files.configPath;
+  const change = await profile.files.updateConfig((current) => {
+    const text = appendConfigListValue(current, file, ALLOW_KEY, key);
+    return { text: text === current ? null : text };
+  });
+  return {
+    profile: profile.name,
+    file,
+    rule: key,
+    changed: change !== null && change.text !== null,
+  };
+}
+
+/**
+ * Removes `rule` from `approvals.allow` in config.yaml, under the file's
+ * lock, keeping comments and the rest of the file. Any entry can be
+ * removed, including one no rule would match.
+ *
+ * @throws HeraldError (not_found, `approval_rule_absent`) when the list does not have it.
+ * @throws ConfigParseError when config.yaml is not YAML (nothing is written).
+ */
+export async function removeApprovalRule(
+  profile: ProfileContext,
+  rule: string,
+): Promise<ApprovalRuleChange> {
+  const key = rule.trim();
+  const file = profile.files.configPath;
+  await profile.files.updateConfig((current) => {
+    const doc = parseConfigDocument(current, file);
+    const list = doc.getIn(resolveConfigKey(ALLOW_KEY));
+    const index = YAML.isSeq(list)
+      ? list.items.findIndex((item) => YAML.isScalar(item) && item.value === key)
+      : -1;
+    if (index === -1) {
+      throw new HeraldError(
+        "approval_rule_absent",
+        "not_found",
+        `${JSON.stringify(key)} is not in ${ALLOW_KEY} of profile "${profile.name}" (${file}); ` +
+          "see `herald approvals list`",
+        { details: { rule: key, file } },
+      );
+    }
+    (list as YAML.YAMLSeq).delete(index);
+    return { text: doc.toString() };
+  });
+  return { profile: profile.name, file, rule: key, changed: true };
 }

@@ -1,6 +1,8 @@
 /**
  * The stored-session use cases: list, search, show, page through messages,
- * rename, export and delete. Each is one function over a profile's
+ * rename, export and delete; and for resuming, the newest session of a
+ * directory, the recent sessions a picker offers and a recap of the last
+ * exchanges. Each is one function over a profile's
  * {@link SessionData} (its state database and the files beside it);
  * `herald sessions ...` and `/api/sessions...` call them and only render.
  * A profile without a state database has no sessions: reads never create it.
@@ -16,7 +18,8 @@
  */
 
 import { HeraldError } from "../errors.ts";
-import { SessionNotFoundError } from "../sessions/errors.ts";
+import { SessionDeleteRefusedError, SessionNotFoundError } from "../sessions/errors.ts";
+import { type RecapEntry, type RecapOptions, sessionRecap } from "../sessions/recap.ts";
 import {
   SEARCH_DETAILS,
   SEARCH_SORTS,
@@ -25,11 +28,14 @@ import {
   type SessionSearchInput,
   type SessionSearchResult,
 } from "../sessions/search.ts";
-import type { SessionRecord, SessionStore } from "../sessions/store.ts";
+import { INTERNAL_SESSION_SOURCES } from "../sessions/sources.ts";
+import type { ListSessionsOptions, SessionRecord, SessionStore } from "../sessions/store.ts";
 import { parseSessionTitle } from "../sessions/titles.ts";
 import {
   type MessageView,
   messageView,
+  type RecentSessionView,
+  recentSessionViews,
   type SessionView,
   sessionView,
   sessionViews,
@@ -81,9 +87,17 @@ export interface ListSessionsRequest {
   offset?: number;
   /** Only sessions from this surface (`cli`, `dashboard`, `telegram`, ...). */
   source?: string;
+  /**
+   * Also sessions the model never answered (their first model call failed);
+   * without it they are left out, so they do not clutter the list.
+   */
+  all?: boolean;
 }
 
-/** The profile's sessions, newest first, each with a preview of its first user message. */
+/**
+ * The profile's sessions, newest first, each with a preview of its first
+ * user message; sessions the model never answered only with `all`.
+ */
 export async function listSessions(
   profile: ProfileContext,
   request: ListSessionsRequest,
@@ -95,11 +109,106 @@ export async function listSessions(
           limit: request.limit,
           offset: request.offset,
           source: request.source,
+          answeredOnly: !request.all,
         }),
         store,
       )
       : []
   );
+}
+
+/** Which sessions the resume use cases ({@link latestSessionIn}, {@link recentSessions}) consider. */
+export interface ResumeFilter {
+  /**
+   * Only sessions from this surface; without it every surface a person
+   * uses (sessions Herald ran for itself, INTERNAL_SESSION_SOURCES, are left out).
+   */
+  source?: string;
+  /** Also sessions the model never answered (left out by default). */
+  all?: boolean;
+}
+
+function resumeOptions(filter: ResumeFilter, cwd: string | undefined): ListSessionsOptions {
+  return {
+    source: filter.source,
+    excludeSources: filter.source === undefined ? INTERNAL_SESSION_SOURCES : [],
+    cwd,
+    answeredOnly: !filter.all,
+  };
+}
+
+/**
+ * The id of the newest session started in exactly the directory `cwd`
+ * (`herald --continue`), or null when there is none. Sessions the model
+ * never answered, and sessions Herald ran for itself, are passed over
+ * unless `filter` asks for them.
+ *
+ * @example
+ * ```ts
+ * const id = await latestSessionIn(profile, "/home/ada/project", { source: "cli" });
+ * ```
+ */
+export async function latestSessionIn(
+  profile: ProfileContext,
+  cwd: string,
+  filter: ResumeFilter = {},
+): Promise<string | null> {
+  return await profile.sessions.withStore((store) =>
+    store?.listSessions({ ...resumeOptions(filter, cwd), limit: 1 })[0]?.id ?? null
+  );
+}
+
+/** Which sessions {@link recentSessions} offers. */
+export interface RecentSessionsRequest extends ResumeFilter {
+  /** How many, at most. */
+  limit: number;
+  /** Only sessions started in exactly this directory. */
+  cwd?: string;
+}
+
+/**
+ * The sessions a resume picker offers, newest started first: title, start
+ * and last activity, message count, the first line of the first user
+ * message and the directory, read in two queries whatever the count.
+ * Sessions the model never answered, and sessions Herald ran for itself,
+ * are left out unless `request` asks for them.
+ *
+ * @example
+ * ```ts
+ * for (const session of await recentSessions(profile, { limit: 20 })) {
+ *   console.log(session.title ?? session.first_line);
+ * }
+ * ```
+ */
+export async function recentSessions(
+  profile: ProfileContext,
+  request: RecentSessionsRequest,
+): Promise<RecentSessionView[]> {
+  return await profile.sessions.withStore((store) =>
+    store
+      ? recentSessionViews(
+        store.listSessions({ ...resumeOptions(request, request.cwd), limit: request.limit }),
+        store,
+      )
+      : []
+  );
+}
+
+/**
+ * The recap a resumed session shows: its last exchanges (default 3), each
+ * text at most `maxChars` (default 300) characters (core/sessions/recap.ts).
+ *
+ * @throws SessionNotFoundError when the profile has no such session.
+ */
+export async function recapOf(
+  profile: ProfileContext,
+  sessionId: string,
+  options: RecapOptions = {},
+): Promise<RecapEntry[]> {
+  return await profile.sessions.withStore((found) => {
+    const { store } = requireSession(profile, found, sessionId);
+    return sessionRecap(store.getMessages(sessionId), options);
+  });
 }
 
 /** What {@link searchStoredSessions} looks for. */
@@ -272,12 +381,32 @@ export interface DeletedSession {
   files: number;
 }
 
+/** Options of {@link deleteSession}. */
+export interface DeleteSessionOptions {
+  /**
+   * Asks a person to confirm, once the session is known to exist (the
+   * database is not held open meanwhile); false keeps the session.
+   */
+  confirm?: (session: SessionView) => Promise<boolean>;
+}
+
 /**
  * Deletes a session: its rows and messages, its transcript and its request dumps.
  *
  * @throws SessionNotFoundError when the profile has no such session.
+ * @throws SessionDeleteRefusedError (`session_delete_cancelled`) when `confirm` said no.
  */
-export async function deleteSession(profile: ProfileContext, id: string): Promise<DeletedSession> {
+export async function deleteSession(
+  profile: ProfileContext,
+  id: string,
+  options: DeleteSessionOptions = {},
+): Promise<DeletedSession> {
+  if (options.confirm) {
+    const session = await sessionSummary(profile, id);
+    if (!(await options.confirm(session))) {
+      throw new SessionDeleteRefusedError(id, "session_delete_cancelled");
+    }
+  }
   return await profile.sessions.withStore(async (found) => {
     const { store } = requireSession(profile, found, id);
     store.deleteSession(id);

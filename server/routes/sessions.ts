@@ -1,5 +1,6 @@
 /**
- * `/api/sessions`: the profile's stored sessions: list, full-text search
+ * `/api/sessions`: the profile's stored sessions: list (sessions the model
+ * never answered only with `?all=true`), full-text search
  * (the same search as the agent's `session_search` tool, without its size
  * cap), one session, its messages page by page, a new title (`PATCH`), and
  * delete (rows, transcript and request dumps).
@@ -42,8 +43,10 @@ export function registerSessionsRoutes(app: Hono, deps: ServerDeps): void {
     const limit = intQuery(c, "limit", 20, { min: 1, max: 200 });
     const offset = intQuery(c, "offset", 0, { min: 0, max: Number.MAX_SAFE_INTEGER });
     const source = c.req.query("source")?.trim() || undefined;
-    const sessions = await listSessions(profile, { limit, offset, source });
-    return c.json({ profile: profile.name, limit, offset, source: source ?? null, sessions });
+    // Sessions the model never answered are left out unless ?all=true.
+    const all = flagQuery(c, "all");
+    const sessions = await listSessions(profile, { limit, offset, source, all });
+    return c.json({ profile: profile.name, limit, offset, source: source ?? null, all, sessions });
   });
 
   app.get("/api/sessions/search", async (c) => {

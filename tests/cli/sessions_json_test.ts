@@ -71,9 +71,13 @@ Deno.test("sessions list, show, export and search --json print the same objects 
     return await response.json();
   };
 
-  const list = await heraldJson(home.path, "sessions", "list") as Json[];
-  assert.deepEqual(list, (await api("/api/sessions")).sessions);
+  const list = await heraldJson(home.path, "sessions", "list", "--all") as Json[];
+  assert.deepEqual(list, (await api("/api/sessions?all=true")).sessions);
   assert.deepEqual(list.map((s) => s.id), [groceries, chat]);
+  assert.deepEqual(list.map((s) => s.answered), [false, true]);
+  const answered = await heraldJson(home.path, "sessions", "list") as Json[];
+  assert.deepEqual(answered, (await api("/api/sessions")).sessions);
+  assert.deepEqual(answered, [list[1]], "a session the model never answered is hidden by default");
   const summary = list[1];
   assert.equal(summary.started_at, 1_000);
   assert.equal(summary.ended_at, 5_000);

@@ -332,7 +332,10 @@ Deno.test("sessions list, show, export and delete work on stored chats", async (
     (await runHerald({ args: ["sessions", "export", id], home: home.path })).stdout,
   );
   assert.equal(exported.format, "herald.session.v1");
-  const deleted = await runHerald({ args: ["sessions", "delete", id, "--json"], home: home.path });
+  const deleted = await runHerald({
+    args: ["sessions", "delete", id, "--yes", "--json"],
+    home: home.path,
+  });
   assert.deepEqual(JSON.parse(deleted.stdout), { deleted: id, files: 1 });
   const missing = await runHerald({ args: ["sessions", "show", id], home: home.path });
   assert.equal(missing.code, 2);

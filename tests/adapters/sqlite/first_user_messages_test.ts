@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { openStateStore } from "../../../adapters/sqlite/mod.ts";
 import { tempDir } from "../../_helpers.ts";
 
-Deno.test("firstUserMessages: the first user message of each session, in one call", async () => {
+Deno.test("sessionActivity: the first user message, last activity and answer of each session, in one call", async () => {
   await using dir = await tempDir();
   const store = openStateStore(`${dir.path}/state.db`);
   try {
@@ -11,21 +11,39 @@ Deno.test("firstUserMessages: the first user message of each session, in one cal
     const empty = store.createSession({ source: "cli" });
     const toolsOnly = store.createSession({ source: "cli" });
     store.appendMessages(a.id, [
-      { role: "system", content: "be brief" },
-      { role: "user", content: "first\0with a NUL" },
-      { role: "assistant", content: "hi" },
-      { role: "user", content: "second" },
+      { role: "system", content: "be brief", timestamp: 10 },
+      { role: "user", content: "first\0with a NUL", timestamp: 11 },
+      { role: "assistant", content: "hi", timestamp: 12 },
+      { role: "user", content: "second", timestamp: 13 },
     ]);
-    store.appendMessages(b.id, [{ role: "user", content: null }, { role: "user", content: "x" }]);
-    store.appendMessages(toolsOnly.id, [{ role: "assistant", content: "alone" }]);
-    const firsts = store.firstUserMessages([a.id, b.id, empty.id, toolsOnly.id, "ses_none"]);
-    assert.deepEqual(
-      [...firsts].sort(([x], [y]) => x.localeCompare(y)),
-      [[a.id, "first\0with a NUL"], [b.id, null]].sort(([x], [y]) =>
-        String(x).localeCompare(String(y))
-      ),
-    );
-    assert.equal(store.firstUserMessages([]).size, 0);
+    store.appendMessages(b.id, [
+      { role: "user", content: null, timestamp: 20 },
+      { role: "user", content: "x", timestamp: 21 },
+    ]);
+    store.appendMessages(toolsOnly.id, [{ role: "assistant", content: "alone", timestamp: 30 }]);
+    const activity = store.sessionActivity([a.id, b.id, empty.id, toolsOnly.id, "ses_none"]);
+    assert.deepEqual(activity.get(a.id), {
+      firstUserMessage: "first\0with a NUL",
+      lastActive: 13,
+      answered: true,
+    });
+    assert.deepEqual(activity.get(b.id), {
+      firstUserMessage: null,
+      lastActive: 21,
+      answered: false,
+    });
+    assert.deepEqual(activity.get(empty.id), {
+      firstUserMessage: null,
+      lastActive: null,
+      answered: false,
+    });
+    assert.deepEqual(activity.get(toolsOnly.id), {
+      firstUserMessage: null,
+      lastActive: 30,
+      answered: true,
+    });
+    assert.equal(activity.has("ses_none"), false, "a session that does not exist has no entry");
+    assert.equal(store.sessionActivity([]).size, 0);
   } finally {
     store.close();
   }

@@ -55,6 +55,7 @@ Deno.test("a session is created, read, updated and ended", async () => {
     source: "cli",
     model: "m-1",
     title: null,
+    cwd: null,
     startedAt: 1_700_000_000_000,
     endedAt: null,
     endReason: null,
