@@ -23,6 +23,7 @@ import { rollbackReply } from "./checkpoints.ts";
 import type {
   AgentEvent,
   SendOptions,
+  SessionUsage,
   TurnResult,
   TurnRuntime,
   TurnSession,
@@ -39,8 +40,18 @@ export type ConversationResult =
    * one); asked for during a turn, the switch applies when that turn ends.
    */
   | { kind: "set_model"; model: string; provider?: string; text: string }
-  /** A fresh session replaced the current one (which stays stored). */
-  | { kind: "new_session"; text: string }
+  /**
+   * A fresh session replaced the current one (which stays stored); with
+   * `clear` (`/clear`) the surface also clears what it shows.
+   */
+  | { kind: "new_session"; text: string; clear: boolean }
+  /** `/resume <id>`: the stored session `sessionId` replaced the current one. */
+  | { kind: "resumed"; sessionId: string; text: string }
+  /**
+   * `/resume` without an id: a surface that can offers its recent sessions,
+   * then sends `/resume <id>`; one that cannot shows `text`.
+   */
+  | { kind: "pick_session"; text: string }
   /** The conversation is closed; with `/exit --delete` its session was deleted. */
   | { kind: "exit"; text: string; sessionId: string | null; deleted: boolean };
 
@@ -132,6 +143,45 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+const count = new Intl.NumberFormat("en-US");
+
+/** What `/usage` shows for `session`. */
+function usageText(session: TurnSession): string {
+  const usage = session.usage?.();
+  if (!usage) return "This runtime does not report its usage.";
+  const window = usage.contextWindow;
+  const context = window
+    ? `${count.format(usage.contextTokens)} of ${count.format(window)} tokens (${
+      Math.round(usage.contextTokens / window * 100)
+    }%)`
+    : `${count.format(usage.contextTokens)} tokens (the window is known after the first turn)`;
+  return [
+    `Context: ${context}`,
+    `This run: ${usage.modelCalls} model call${usage.modelCalls === 1 ? "" : "s"}, ` +
+    `${count.format(usage.inputTokens)} tokens in, ${count.format(usage.outputTokens)} out`,
+    `Model: ${session.provider}/${session.model}`,
+  ].join("\n");
+}
+
+/** What `/tools` shows for `session`. */
+function toolsText(session: TurnSession): string {
+  const tools = session.tools?.();
+  if (!tools) return "This runtime does not list its tools.";
+  if (tools.length === 0) return "No tools are enabled.";
+  const width = Math.max(...tools.map((tool) => tool.name.length));
+  return [
+    `Tools (${tools.length}):`,
+    ...tools.map((tool) => `  ${tool.name.padEnd(width)}  ${firstSentence(tool.description)}`),
+  ].join("\n");
+}
+
+function firstSentence(text: string): string {
+  const line = text.split("\n")[0];
+  const end = line.search(/\.\s/);
+  const sentence = end === -1 ? line : line.slice(0, end + 1);
+  return sentence.length > 100 ? `${sentence.slice(0, 99)}…` : sentence;
+}
+
 /**
  * One conversation.
  *
@@ -210,6 +260,11 @@ export class Conversation {
     return this.#registry;
   }
 
+  /** What the current session has used; undefined when its runtime cannot tell. */
+  get usage(): SessionUsage | undefined {
+    return this.#session.usage?.();
+  }
+
   /** True while a turn runs. */
   get busy(): boolean {
     return this.#turn !== undefined;
@@ -252,7 +307,19 @@ export class Conversation {
         return this.#setModel(outcome, options);
       case "new_session":
         await this.#newSession();
-        return { kind: "new_session", text: outcome.text };
+        return { kind: "new_session", text: outcome.text, clear: outcome.clear ?? false };
+      case "resume":
+        if (outcome.target === null) {
+          return {
+            kind: "pick_session",
+            text: "Give the session's id: /resume <id> (`herald sessions list` lists them)",
+          };
+        }
+        return await this.#resume(outcome.target);
+      case "usage":
+        return { kind: "reply", text: usageText(this.#session) };
+      case "tools":
+        return { kind: "reply", text: toolsText(this.#session) };
       case "exit": {
         const closed = await this.#close(outcome.deleteSession, "exit");
         return { kind: "exit", text: outcome.text, ...closed };
@@ -399,6 +466,33 @@ export class Conversation {
         message: `The switch to ${spec} after the turn failed: ${errorMessage(error)}`,
       });
     }
+  }
+
+  /** `/resume <id>`: the stored session replaces the current one (which stays stored). */
+  async #resume(target: string): Promise<ConversationResult> {
+    this.#requireOpen();
+    this.#requireIdle();
+    const previous = this.#session;
+    if (previous.id === target) {
+      return { kind: "reply", text: "This is the session you are in." };
+    }
+    let next: TurnSession;
+    try {
+      next = await this.#runtime.resume(target);
+    } catch (error) {
+      if (error instanceof HeraldError && isCallerKind(error.kind)) {
+        return { kind: "reply", text: error.message };
+      }
+      throw error;
+    }
+    this.#session = next;
+    this.#announced = false;
+    await previous.end("resumed_other");
+    if (previous.id) {
+      this.#publish(previous, "session.ended", { reason: "resumed_other", deleted: false });
+    }
+    this.#announce(true);
+    return { kind: "resumed", sessionId: target, text: `Resumed session ${target}.` };
   }
 
   async #newSession(): Promise<void> {

@@ -37,6 +37,8 @@ import type {
   CompactOptions,
   CompactResult,
   SendOptions,
+  SessionUsage,
+  ToolListing,
   TurnResult,
   TurnSession,
   TurnStop,
@@ -112,6 +114,8 @@ export class AgentSession implements TurnSession {
   readonly #ids: number[];
   /** What the requests send (the compression checkpoint) and how big they are. */
   readonly #context: SessionContext;
+  /** Tokens and calls this process spent on the session. */
+  readonly #spent = { inputTokens: 0, outputTokens: 0, modelCalls: 0 };
 
   private constructor(
     options: AgentSessionOptions,
@@ -300,6 +304,7 @@ export class AgentSession implements TurnSession {
         model: this.#client.model,
         title: this.#pendingTitle ?? (titleFrom(firstText) || null),
         systemPrompt: this.#system,
+        cwd: this.#options.cwd,
         startedAt: this.#now(),
       }).id;
     }
@@ -360,6 +365,7 @@ export class AgentSession implements TurnSession {
           ok: outcome.ok,
           summary: summarise(outcome),
           durationMs: performance.now() - started,
+          content: outcome.content,
         });
       });
       lanes.set(lane, run);
@@ -367,6 +373,23 @@ export class AgentSession implements TurnSession {
     });
     await Promise.all(runs);
     return outcomes;
+  }
+
+  /** What the session has used: the next request's size, the window, what this process spent. */
+  usage(): SessionUsage {
+    return {
+      contextTokens: this.#context.estimateTokens(),
+      contextWindow: this.#context.lastContextWindow,
+      ...this.#spent,
+    };
+  }
+
+  /** The tools the model is offered. */
+  tools(): ToolListing[] {
+    return this.#options.tools.specs().map((spec) => ({
+      name: spec.name,
+      description: spec.description,
+    }));
   }
 
   /**
@@ -537,6 +560,9 @@ export class AgentSession implements TurnSession {
       // A fallback provider or another key took over.
       onNotice: (notice) => onEvent?.({ type: "notice", level: "warning", ...notice }),
     });
+    this.#spent.inputTokens += response.usage.inputTokens;
+    this.#spent.outputTokens += response.usage.outputTokens;
+    this.#spent.modelCalls++;
     this.#options.store.addUsage(sessionId, {
       apiCallCount: 1,
       inputTokens: response.usage.inputTokens,

@@ -60,6 +60,8 @@ export class SessionContext {
   #compaction: Compaction | undefined;
   /** Tokens the provider reported for the last call, and the history length they cover. */
   #usageAnchor: { tokens: number; length: number } | undefined;
+  /** The context window the last turn worked with (null before the first). */
+  #lastWindow: number | null = null;
 
   /** The context of a session reading `source`, under the checkpoint `compaction` if any. */
   constructor(source: SessionContextSource, compaction?: Compaction) {
@@ -115,9 +117,15 @@ export class SessionContext {
     return estimateRequestTokens(this.#source.system, this.#source.specs(), this.requestMessages());
   }
 
+  /** The context window the last turn worked with; null before the first turn or without compression. */
+  get lastContextWindow(): number | null {
+    return this.#lastWindow;
+  }
+
   /** The current model's context window; the first unknown one is reported to `onEvent`. */
   #contextWindow(compression: CompressionOptions, onEvent: SendOptions["onEvent"]): ContextWindow {
     const window = compression.contextWindow(this.#source.model());
+    this.#lastWindow = window.tokens;
     if (window.warning) {
       onEvent?.({
         type: "notice",

@@ -19,7 +19,15 @@ export type AgentEvent =
   | { type: "text"; delta: string }
   | { type: "model_call"; index: number }
   | { type: "tool_start"; call: ToolCall }
-  | { type: "tool_end"; call: ToolCall; ok: boolean; summary: string; durationMs: number }
+  | {
+    type: "tool_end";
+    call: ToolCall;
+    ok: boolean;
+    summary: string;
+    durationMs: number;
+    /** The result as the model sees it (JSON text), for surfaces that preview output. */
+    content: string;
+  }
   /** A dangerous action goes to the approval handler (a rule granted for the session does not). */
   | { type: "approval_request"; request: ApprovalRequest }
   /** The approval handler decided. */
@@ -46,7 +54,14 @@ export type AgentEvent =
    * `model_key_rotated`), a `/model` switch that could not be applied after
    * the turn (`model_switch_failed`).
    */
-  | { type: "notice"; level: "info" | "warning"; code: string; message: string };
+  | {
+    type: "notice";
+    level: "info" | "warning";
+    code: string;
+    message: string;
+    /** For `model_retry`: the wait before the next attempt, and which attempt of how many it is. */
+    retry?: { delayMs: number; attempt: number; attempts: number };
+  };
 
 /** Why a turn ended before the model's final answer, when something stopped it. */
 export interface TurnStop {
@@ -151,6 +166,28 @@ export interface TurnSession {
   compact?(options?: CompactOptions): Promise<CompactResult>;
   /** `/rollback` of the session's file checkpoints; absent when the runtime has none or they are off. */
   readonly checkpoints?: SessionRollback;
+  /** What the session has used (`/usage`); absent when the runtime cannot tell. */
+  usage?(): SessionUsage;
+  /** The tools the model is offered (`/tools`); absent when the runtime cannot tell. */
+  tools?(): readonly ToolListing[];
+}
+
+/** What a session has used so far, for `/usage` and a status line. */
+export interface SessionUsage {
+  /** The next request's estimated size in tokens. */
+  contextTokens: number;
+  /** The model's context window in tokens; null until a turn has asked for it. */
+  contextWindow: number | null;
+  /** Tokens and model calls spent by this process on the session (not earlier runs). */
+  inputTokens: number;
+  outputTokens: number;
+  modelCalls: number;
+}
+
+/** A tool the session offers the model, as `/tools` lists it. */
+export interface ToolListing {
+  name: string;
+  description: string;
 }
 
 /** Options of {@link TurnRuntime.start}. */

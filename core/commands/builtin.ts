@@ -1,6 +1,6 @@
 /**
- * The built-in slash commands: /help, /new, /model, /bundles, /rollback, /title, /compact,
- * /exit and /quit.
+ * The built-in slash commands: /help, /new, /clear, /resume, /model, /bundles, /rollback,
+ * /title, /compact, /usage, /tools, /exit and /quit.
  *
  * @module
  */
@@ -112,6 +112,32 @@ export function builtinCommands(registry: () => SlashRegistry): SlashCommand[] {
       aliases: ["reset"],
       description: "start a fresh session (the current one stays saved)",
       run: () => ({ kind: "new_session", text: "Started a new session." }),
+    },
+    {
+      name: "clear",
+      description: "clear the screen and start a fresh session (the current one stays saved)",
+      run: () => ({ kind: "new_session", text: "Started a new session.", clear: true }),
+    },
+    {
+      name: "resume",
+      description: "continue a stored session (without an id: pick from the recent ones)",
+      usage: "[session id]",
+      run(args): SlashOutcome {
+        if (/\s/.test(args)) {
+          return { kind: "reply", text: `Usage: /resume [session id]; "${args}" has spaces.` };
+        }
+        return { kind: "resume", target: args === "" ? null : args };
+      },
+    },
+    {
+      name: "usage",
+      description: "show the context used and the tokens this run spent",
+      run: () => ({ kind: "usage" }),
+    },
+    {
+      name: "tools",
+      description: "list the tools the model can use",
+      run: () => ({ kind: "tools" }),
     },
     {
       name: "model",

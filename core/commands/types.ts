@@ -14,8 +14,14 @@ export type SlashOutcome =
   | { kind: "reply"; text: string }
   /** End the session; with `deleteSession`, delete its rows, transcript and request dumps on shutdown. */
   | { kind: "exit"; deleteSession: boolean; text: string }
-  /** Start a fresh session. */
-  | { kind: "new_session"; text: string }
+  /** Start a fresh session; with `clear`, the surface also clears what it shows (`/clear`). */
+  | { kind: "new_session"; text: string; clear?: boolean }
+  /** `/resume <id>`: continue that stored session; `target` null: the surface offers a picker. */
+  | { kind: "resume"; target: string | null }
+  /** `/usage`: show the context used and the tokens spent. */
+  | { kind: "usage" }
+  /** `/tools`: list the tools the model is offered. */
+  | { kind: "tools" }
   /** Use another model (of `provider`, when given) for the following turns. */
   | { kind: "set_model"; model: string; provider?: string; text: string }
   /** Send `message` to the agent as the user's turn (skills and bundles use this). */

@@ -42,7 +42,7 @@ export const SessionStarted = event("session.started", {
 
 /** A session left its surface: closed, exited (`/exit`), or replaced by `/new`. */
 export const SessionEnded = event("session.ended", {
-  reason: z.enum(["closed", "exit", "new_session"]),
+  reason: z.enum(["closed", "exit", "new_session", "resumed_other"]),
   /** True when its rows, transcript and request dumps were deleted (`/exit --delete`). */
   deleted: z.boolean(),
 });

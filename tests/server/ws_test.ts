@@ -165,7 +165,11 @@ Deno.test("slash commands go through the shared registry: replies, hints, model 
   assert.equal((model.requests[0].body as { model: string }).model, "other-model");
   assert.equal(model.requests.length, 1, "slash commands never reach the model");
 
-  assert.deepEqual(await send("/new"), { kind: "new_session", text: "Started a new session." });
+  assert.deepEqual(await send("/new"), {
+    kind: "new_session",
+    text: "Started a new session.",
+    clear: false,
+  });
   const fresh = await send("start over") as unknown as Turn;
   assert.notEqual(fresh.session_id, turn.session_id);
   assert.equal((model.requests[1].body as { model: string }).model, "other-model");
@@ -251,7 +255,7 @@ Deno.test("setup.runtime_check is ready only with a usable credential, resolved 
   const none = await check();
   assert.equal(none.ready, false);
   assert.equal(none.provider, null);
-  assert.match(none.reason!, /No model provider is configured/);
+  assert.match(none.reason!, /No model is set up yet: run `herald setup`/);
 
   const config = join(home.path, "config.yaml");
   await Deno.writeTextFile(config, "model:\n  provider: openrouter\n  default: some/model\n");
@@ -456,7 +460,7 @@ Deno.test("commands.catalog lists built-in commands, bundles and skills with the
   const filtered = await client.call<{ commands: { name: string }[] }>("commands.catalog", {
     prefix: "/re",
   });
-  assert.deepEqual(filtered.commands.map((c) => c.name), ["reset", "review-code"]);
+  assert.deepEqual(filtered.commands.map((c) => c.name), ["reset", "resume", "review-code"]);
   const root = await client.call<{ commands: { name: string }[] }>("commands.catalog", {
     profile: "default",
   });

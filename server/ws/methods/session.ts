@@ -156,7 +156,12 @@ async function send(state: GatewayState, entry: GatewaySession, text: string) {
     case "turn":
       return { kind: "turn", ...completed(state, key, result.result) };
     case "reply":
+      return { kind: result.kind, text: result.text };
     case "new_session":
+      return { kind: result.kind, text: result.text, clear: result.clear };
+    case "resumed":
+      return { kind: result.kind, session_id: result.sessionId, text: result.text };
+    case "pick_session":
       return { kind: result.kind, text: result.text };
     case "set_model":
       return {

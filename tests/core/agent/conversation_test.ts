@@ -111,6 +111,7 @@ Deno.test("slash outcomes are carried out by the conversation: reply, model, new
   assert.deepEqual(await conversation.input("/new"), {
     kind: "new_session",
     text: "Started a new session.",
+    clear: false,
   });
   assert.equal(conversation.sessionId, undefined);
   const fresh = turnOf(await conversation.input("start over"));
@@ -295,4 +296,48 @@ Deno.test("a failed turn is reported to the caller and on the bus, and the conve
   await settle();
   const error = s.events.find((e) => e.type === "message.error");
   assert.equal(error?.type === "message.error" && error.code, "model_bad_request");
+});
+
+Deno.test("/resume switches to a stored session, /clear starts afresh, /usage and /tools answer", async () => {
+  await using s = await setup([{ text: "one", usage: { input: 1200, output: 30 } }, {
+    text: "two",
+  }]);
+  const conversation = await s.open();
+  const { sessionId: first } = turnOf(await conversation.input("hi"));
+
+  const usage = await conversation.input("/usage");
+  assert.equal(usage.kind, "reply");
+  assert.match(usage.kind === "reply" ? usage.text : "", /^Context: [\d,]+ of 128,000 tokens/);
+  assert.match(
+    usage.kind === "reply" ? usage.text : "",
+    /This run: 1 model call, 1,200 tokens in, 30 out/,
+  );
+  const tools = await conversation.input("/tools");
+  assert.match(tools.kind === "reply" ? tools.text : "", /^Tools \(\d+\):\n {2}terminal /);
+
+  assert.deepEqual(await conversation.input("/clear"), {
+    kind: "new_session",
+    text: "Started a new session.",
+    clear: true,
+  });
+  assert.equal(conversation.sessionId, undefined);
+  assert.deepEqual(
+    (await conversation.input("/resume")).kind,
+    "pick_session",
+    "without an id the surface picks",
+  );
+  const missing = await conversation.input("/resume ses_0000000000000000dead");
+  assert.equal(missing.kind, "reply", "an unknown id is a reply, the session goes on");
+
+  s.events.length = 0;
+  assert.deepEqual(await conversation.input(`/resume ${first}`), {
+    kind: "resumed",
+    sessionId: first,
+    text: `Resumed session ${first}.`,
+  });
+  assert.equal(conversation.sessionId, first);
+  assert.equal(turnOf(await conversation.input("again")).sessionId, first);
+  const history = s.model.requests[1].body as { messages: { content: string }[] };
+  assert.ok(history.messages.some((m) => m.content === "hi"), "the resumed history is sent");
+  await conversation.close();
 });
