@@ -15,6 +15,7 @@ import type { ModelSettings } from "../../core/models/settings.ts";
 import {
   emptyUsage,
   type ModelClient,
+  type ModelNotice,
   type ModelRequest,
   type ModelResponse,
   type ModelStreamHandlers,
@@ -104,6 +105,7 @@ export function lazySdkClient<Sdk>(
         request,
         async (signal, progress) =>
           attempt(await (sdk ??= load()), request, handlers, signal, progress),
+        handlers.onNotice,
       ),
   };
 }
@@ -112,13 +114,16 @@ export function lazySdkClient<Sdk>(
  * Runs `attempt` with the settings' retries, timeout and the request's
  * signal. An attempt streams into `progress` and resolves with the whole
  * answer; when the request's signal fires the call resolves with the text
- * that arrived and `finishReason: "aborted"`.
+ * that arrived and `finishReason: "aborted"`. Before each retry `onNotice`
+ * hears a `model_retry` notice saying how long the wait is and which
+ * attempt comes next.
  */
 export async function runWithRetries(
   settings: ModelSettings,
   options: ModelClientOptions,
   request: ModelRequest,
   attempt: (signal: AbortSignal, progress: Progress) => Promise<ModelResponse>,
+  onNotice?: ModelStreamHandlers["onNotice"],
 ): Promise<ModelResponse> {
   const caller = request.signal;
   if (caller?.aborted) return aborted({ text: "", usage: emptyUsage() });
@@ -145,7 +150,9 @@ export async function runWithRetries(
         if (!retryable) throw failure;
         if (progress.text !== "") throw notRetried(failure);
         if (tries > settings.maxRetries) throw tries > 1 ? gaveUp(failure, tries) : failure;
-        await sleep(retryDelayMs(tries - 1, baseMs, classified.waitMs), signal);
+        const delayMs = retryDelayMs(tries - 1, baseMs, classified.waitMs);
+        onNotice?.(retryNotice(failure, delayMs, tries + 1, settings.maxRetries + 1));
+        await sleep(delayMs, signal);
         if (caller?.aborted) return aborted({ text: "", usage: emptyUsage() });
         if (deadline.signal.aborted) throw timeoutError(settings);
       }
@@ -178,6 +185,21 @@ export function retryDelayMs(retry: number, baseMs: number, waitMs?: number): nu
   if (waitMs !== undefined) return Math.min(waitMs, MAX_RETRY_DELAY_MS);
   const full = Math.min(baseMs * 2 ** retry, MAX_RETRY_DELAY_MS);
   return full / 2 + Math.random() * (full / 2);
+}
+
+/** The notice shown while a failed call waits for its next attempt. */
+export function retryNotice(
+  failure: ModelError,
+  delayMs: number,
+  attempt: number,
+  attempts: number,
+): ModelNotice {
+  const seconds = delayMs < 1000 ? "under a second" : `${Math.round(delayMs / 1000)} s`;
+  return {
+    code: "model_retry",
+    message: `${failure.message}; retrying in ${seconds}, attempt ${attempt} of ${attempts}`,
+    retry: { delayMs, attempt, attempts },
+  };
 }
 
 /** Parses stored raw tool arguments; empty text, invalid JSON or a non-object gives `{}`. */
@@ -294,11 +316,10 @@ export function classifyError(error: unknown, settings: ModelSettings): Classifi
     };
   }
   if (name === "APIConnectionError") {
-    const cause = (error as { cause?: unknown }).cause;
     return {
       error: new ModelError(
         "model_unavailable",
-        `Cannot reach ${provider} at ${settings.baseUrl}: ${errorText(cause ?? error)}`,
+        unreachableMessage(`${provider} at ${settings.baseUrl}`, error, settings.configSection),
         provider,
         undefined,
         { cause: error },
@@ -333,6 +354,19 @@ export function classifyError(error: unknown, settings: ModelSettings): Classifi
     };
   }
   if (error instanceof TypeError) {
+    if (connectionReason(error) !== undefined) {
+      // A connection that could not be opened, reported by fetch without the SDK's wrapper.
+      return {
+        error: new ModelError(
+          "model_unavailable",
+          unreachableMessage(`${provider} at ${settings.baseUrl}`, error, settings.configSection),
+          provider,
+          undefined,
+          { cause: error },
+        ),
+        retryable: true,
+      };
+    }
     // Deno reports a connection that drops mid-body as a TypeError.
     return {
       error: new ModelError(
@@ -346,6 +380,72 @@ export function classifyError(error: unknown, settings: ModelSettings): Classifi
     };
   }
   return undefined;
+}
+
+/** What resolvers say when a host name does not resolve. */
+const HOST_NOT_FOUND =
+  /dns error|failed to lookup|name or service not known|ENOTFOUND|nodename nor servname/i;
+
+/** Deno's words for an error while a connection is being opened. */
+const CONNECTING = /client error \(Connect\)/i;
+/** Words of a TLS failure. */
+const TLS_WORDS = /certificate|tls|ssl|handshake|corrupt message/i;
+/** A TLS failure whatever the phase says. */
+const TLS_HANDSHAKE = /invalid peer certificate|handshake failure/i;
+
+/** The messages of an error and of its causes, outermost first. */
+function causeTexts(error: unknown): string[] {
+  const texts: string[] = [];
+  for (let e = error, depth = 0; e && depth < 6; depth++) {
+    texts.push(errorText(e));
+    e = (e as { cause?: unknown }).cause;
+  }
+  return texts;
+}
+
+/**
+ * Why a connection could not be opened, in a few words (`connection
+ * refused`, `the host name was not found`, `the TLS handshake failed: …`),
+ * read from the error and its causes; undefined when the error is not about
+ * opening a connection.
+ */
+export function connectionReason(error: unknown): string | undefined {
+  const texts = causeTexts(error);
+  const all = texts.join(" | ");
+  if (/connection refused|ECONNREFUSED/i.test(all)) return "connection refused";
+  if (HOST_NOT_FOUND.test(all)) return "the host name was not found";
+  // Only while connecting: a TLS stream that drops mid-answer is not a failed handshake.
+  const tls = texts.find((text) => CONNECTING.test(text) && TLS_WORDS.test(text)) ??
+    texts.find((text) => TLS_HANDSHAKE.test(text));
+  if (tls) return `the TLS handshake failed: ${excerpt(withoutRequestPrefix(tls), 160)}`;
+  if (/tcp connect error|client error \(Connect\)|requests to port \d+ are blocked/i.test(all)) {
+    return excerpt(withoutRequestPrefix(texts.at(-1) ?? all), 160);
+  }
+  return undefined;
+}
+
+/** Deno's `error sending request for url (...): client error (Connect): ` prefix dropped. */
+function withoutRequestPrefix(text: string): string {
+  return text.replace(/^.*client error \(Connect\):\s*/i, "");
+}
+
+/**
+ * The message for an endpoint that cannot be reached: `target` (the provider
+ * and URL, or the URL), why, and what to check, naming the config section's
+ * `base_url` (`model` unless given).
+ *
+ * @example
+ * ```ts
+ * unreachableMessage("custom at http://127.0.0.1:8080/v1", error);
+ * // "Cannot reach custom at http://127.0.0.1:8080/v1: connection refused; is the server
+ * //  running? check model.base_url (herald config get model.base_url)"
+ * ```
+ */
+export function unreachableMessage(target: string, error: unknown, section = "model"): string {
+  const reason = connectionReason(error) ?? excerpt(causeTexts(error).at(-1) ?? "", 160);
+  const setting = `${section}.base_url`;
+  return `Cannot reach ${target}: ${reason}; is the server running? check ${setting} ` +
+    `(herald config get ${setting})`;
 }
 
 function statusError(

@@ -1,7 +1,9 @@
 /**
  * `herald doctor`: checks the home, config, secrets file, state database and
- * Deno version, and says what to do about each problem. It reads only; the
- * one write it may cause is applying pending database migrations.
+ * Deno version, then contacts the model endpoint (the key works and the
+ * model is listed; `--offline` skips it), and says what to do about each
+ * problem. It reads only; the one write it may cause is applying pending
+ * database migrations.
  *
  * @module
  */
@@ -11,8 +13,10 @@ import { HeraldError } from "../../core/errors.ts";
 import { SUPPORTED_DENO } from "../../core/version.ts";
 import type { ProcessEnv } from "../../core/config/mod.ts";
 import { checkConfig } from "../../core/usecases/config.ts";
+import { checkModelEndpoint } from "../../core/usecases/setup.ts";
 import type { ProfileContext } from "../../core/usecases/ports.ts";
 import type { ProfilePaths } from "../../adapters/home/mod.ts";
+import { createModelProbe } from "../../adapters/models/probe.ts";
 import { openProfileContext } from "../../adapters/runtime/profile_context.ts";
 import { openStateStore } from "../../adapters/sqlite/mod.ts";
 import type { CliContext } from "../context.ts";
@@ -20,7 +24,7 @@ import { printJson } from "../io.ts";
 
 /** The outcome of one check. */
 interface DoctorCheck {
-  name: "deno" | "home" | "config" | "env" | "state_db" | "model";
+  name: "deno" | "home" | "config" | "env" | "state_db" | "model" | "endpoint";
   status: "ok" | "warn" | "fail";
   detail: string;
 }
@@ -132,11 +136,28 @@ function checkDeno(): DoctorCheck {
   };
 }
 
+/** The online check of the model endpoint; none when no model is configured to call. */
+async function checkEndpoint(profile: ProfileContext): Promise<DoctorCheck[]> {
+  try {
+    const check = await checkModelEndpoint(profile, createModelProbe());
+    return check ? [check] : [];
+  } catch (error) {
+    // A config.yaml that cannot be read is already the config check's failure.
+    if (error instanceof HeraldError) return [];
+    throw error;
+  }
+}
+
 /**
- * Runs every check for one profile. The config checks are core's
- * (`checkConfig`); nothing here creates the home.
+ * Runs every check for one profile, the endpoint last unless `offline`.
+ * The config and endpoint checks are core's (`checkConfig`,
+ * `checkModelEndpoint`); nothing here creates the home.
  */
-async function runDoctor(paths: ProfilePaths, env: ProcessEnv): Promise<DoctorCheck[]> {
+async function runDoctor(
+  paths: ProfilePaths,
+  env: ProcessEnv,
+  offline: boolean,
+): Promise<DoctorCheck[]> {
   const profile = openProfileContext(paths, env);
   return [
     checkDeno(),
@@ -144,6 +165,7 @@ async function runDoctor(paths: ProfilePaths, env: ProcessEnv): Promise<DoctorCh
     ...(await checkConfig(profile)),
     await checkEnv(paths, profile),
     await checkStateDb(paths),
+    ...(offline ? [] : await checkEndpoint(profile)),
   ];
 }
 
@@ -152,12 +174,15 @@ const MARK = { ok: "ok  ", warn: "warn", fail: "FAIL" } as const;
 /** Adds `doctor` to `program`. */
 export function registerDoctor(program: Command, ctx: () => CliContext): void {
   program.command("doctor")
-    .description("check the home, config, secrets, state database and Deno version")
+    .description(
+      "check the home, config, secrets, state database, Deno version and the model endpoint",
+    )
+    .option("--offline", "do not contact the model endpoint")
     .option("--json", "print JSON")
-    .action(async (options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean; offline?: boolean }) => {
       const c = ctx();
       const paths = await c.paths();
-      const checks = await runDoctor(paths, c.env);
+      const checks = await runDoctor(paths, c.env, options.offline === true);
       const ok = checks.every((check) => check.status !== "fail");
       if (options.json) printJson(c.io, { profile: paths.name, ok, checks });
       else {

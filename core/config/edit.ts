@@ -14,6 +14,7 @@ import { isEnvName, isSecretKey, secretEnvName } from "./secrets.ts";
 import { isRedactedForm } from "./redact.ts";
 import { checkConfigTextSize, checkConfigValueSize, checkEnvValueSize } from "./limits.ts";
 import { checkConfigValue, configValueFromJson, resolveConfigKey, secretText } from "./values.ts";
+import { checkProvider } from "./provider_check.ts";
 
 /** What setting one key amounts to. */
 export type ConfigSetPlan =
@@ -157,8 +158,18 @@ export function planConfigEdits(
       plan.changed.push(set.path);
     }
   }
+  if (plan.changed.includes("model.provider")) checkPlannedProvider(current, file);
   plan.text = current === text ? null : current;
   return plan;
+}
+
+/** Refuses a `model.provider` the planned text names that is not a provider (see provider_check.ts). */
+function checkPlannedProvider(text: string, file: string): void {
+  const doc = parseConfigDocument(text, file);
+  const provider = doc.getIn(["model", "provider"]);
+  const baseUrl = doc.getIn(["model", "base_url"]);
+  if (typeof provider !== "string") return;
+  checkProvider(provider, typeof baseUrl === "string" ? baseUrl : undefined);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -15,3 +15,4 @@ export { knownKeyPaths } from "./_walk.ts";
 export * from "./env_text.ts";
 export * from "./limits.ts";
 export * from "./text_version.ts";
+export * from "./provider_check.ts";

@@ -151,8 +151,11 @@ export function resolveEndpoint(
   if (provider === undefined || provider === "auto") {
     throw new ModelError(
       "model_not_configured",
-      `No model provider is configured: run \`herald config set ${section}.provider <id>\` ` +
-        "(for example openrouter, anthropic, openai, ollama or custom)",
+      section === "model"
+        ? "No model is set up yet: run `herald setup` to choose a provider, key and model " +
+          "(or `herald config set model.provider <id>`: openrouter, anthropic, openai, ollama, custom, ...)"
+        : `No model provider is configured: run \`herald config set ${section}.provider <id>\` ` +
+          "(for example openrouter, anthropic, openai, ollama or custom)",
     );
   }
   const info = providerInfo(provider);

@@ -69,8 +69,11 @@ export interface ModelResponse {
  * message is one line and never holds a key.
  */
 export interface ModelNotice {
-  code: "model_fallback" | "model_key_rotated";
+  /** `model_retry`: a call failed in a way worth retrying and waits for its next attempt. */
+  code: "model_fallback" | "model_key_rotated" | "model_retry";
   message: string;
+  /** For `model_retry`: the wait before the next attempt, and which attempt of how many it is. */
+  retry?: { delayMs: number; attempt: number; attempts: number };
 }
 
 /** Streaming callbacks; each is optional. */

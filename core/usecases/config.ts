@@ -10,21 +10,26 @@
  */
 
 import {
+  checkConfigValue,
   type ConfigEdit,
   configObjectEdits,
   configTextVersion,
+  configValueFromText,
   type ConfigWarning,
   getConfigValue,
   type HeraldConfig,
+  isEnvName,
+  isSecretKey,
   type LoadedConfig,
   parseConfig,
   planConfigEdits,
+  providerProblem,
   redactConfigText,
   redactSecrets,
   resolveConfigKey,
   restoreRedactedSecrets,
 } from "../config/mod.ts";
-import { ConfigParseError, HeraldError } from "../errors.ts";
+import { ConfigParseError, ConfigValueError, HeraldError } from "../errors.ts";
 import type { Credentials, ProfileContext } from "./ports.ts";
 
 /** A whole-file save that started from a text that has changed since (HTTP 409). */
@@ -195,6 +200,73 @@ export function editConfig(
 }
 
 /**
+ * Whether the leaf at `key` takes a list: the schema accepts an empty one.
+ * Secrets, `.env` names and sections never do.
+ */
+function takesList(key: string, path: readonly string[]): boolean {
+  if (isSecretKey(key)) return false;
+  try {
+    checkConfigValue(key, path, []);
+    return true;
+  } catch (error) {
+    if (error instanceof ConfigValueError) return false;
+    throw error;
+  }
+}
+
+/**
+ * The typed value `herald config set <key> <value...>` means. A key whose
+ * schema type is a list takes its items as separate arguments (`a b c`),
+ * as one comma-separated argument (`a,b`), or as today's JSON/YAML text
+ * (`["a", "b"]`, `[]` for an empty list); items are trimmed and an empty
+ * one is refused. Any other key takes exactly one value, read as
+ * `configValueFromText` reads it.
+ *
+ * @example
+ * ```ts
+ * configValueFromArgs("approvals.deny", ["git push *, rm *"]); // ["git push *", "rm *"]
+ * configValueFromArgs("plugins", ["a.ts", "b.ts"]);            // ["a.ts", "b.ts"]
+ * configValueFromArgs("agent.max_turns", ["30"]);              // 30
+ * ```
+ *
+ * @throws HeraldError (usage, `config_value_count`) for no value, or several for a key
+ *   that takes one (the values stay out of the message: they may be secrets).
+ * @throws ConfigKeyError, ConfigValueError, ValueTooLargeError as `configValueFromText`;
+ *   ConfigValueError for an empty list item or an item of the wrong type.
+ */
+export function configValueFromArgs(key: string, texts: readonly string[]): unknown {
+  if (texts.length === 0) {
+    throw new HeraldError("config_value_count", "usage", `Give a value for "${key}"`);
+  }
+  const list = !isEnvName(key) && takesList(key, resolveConfigKey(key));
+  if (!list) {
+    if (texts.length > 1) {
+      throw new HeraldError(
+        "config_value_count",
+        "usage",
+        `"${key}" takes one value, got ${texts.length}; quote a value that has spaces`,
+        { details: { key, count: texts.length } },
+      );
+    }
+    return configValueFromText(key, texts[0]);
+  }
+  if (texts.length === 1 && texts[0].trim().startsWith("[")) {
+    return configValueFromText(key, texts[0]);
+  }
+  const shown = texts.length === 1 ? texts[0] : texts;
+  const items = (texts.length === 1 ? texts[0].split(",") : texts).map((item) => item.trim());
+  if (items.some((item) => item === "")) {
+    throw new ConfigValueError(
+      key,
+      shown,
+      "a list item is empty; separate items with commas (a,b) or give them as separate " +
+        "arguments, and use [] for an empty list",
+    );
+  }
+  return checkConfigValue(key, resolveConfigKey(key), items);
+}
+
+/**
  * Applies a partial config object (as the dashboard sends it): only the
  * leaves that differ from the current configuration are written, and a
  * value sent back redacted or as a `${NAME}` reference counts as unchanged.
@@ -295,7 +367,8 @@ export interface ConfigCheck {
 }
 
 /**
- * Checks config.yaml (parses, no warnings) and that a model is configured.
+ * Checks config.yaml (parses, no warnings) and that a model is configured
+ * with a provider Herald knows (an unknown `model.provider` is a `fail`).
  * A file that cannot be read or parsed is one `fail`; nothing throws.
  */
 export async function checkConfig(profile: ProfileContext): Promise<ConfigCheck[]> {
@@ -318,7 +391,10 @@ export async function checkConfig(profile: ProfileContext): Promise<ConfigCheck[
       detail: `${file}: ${loaded.warnings.map((w) => w.message).join("; ")}`,
     };
   const model = loaded.config.model;
-  const modelCheck: ConfigCheck = model.provider && model.default
+  const providerIssue = model.provider ? providerProblem(model.provider, model.base_url) : null;
+  const modelCheck: ConfigCheck = providerIssue
+    ? { name: "model", status: "fail", detail: `${file}: model.provider: ${providerIssue.message}` }
+    : model.provider && model.default
     ? { name: "model", status: "ok", detail: `${model.provider} / ${model.default}` }
     : {
       name: "model",

@@ -18,7 +18,7 @@ Deno.test("model info reports provider, model, endpoint and whether a key is pre
   assert.equal(none.status, 200);
   assert.equal(none.body.provider, null);
   assert.equal(none.body.ready, false);
-  assert.match(String(none.body.problem), /No model provider is configured/);
+  assert.match(String(none.body.problem), /No model is set up yet: run `herald setup`/);
 
   await Deno.writeTextFile(
     main.config,

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { ModelError } from "../../../core/errors.ts";
-import type { ModelRequest } from "../../../core/models/types.ts";
+import type { ModelNotice, ModelRequest } from "../../../core/models/types.ts";
 import { createModelClient } from "../../../adapters/models/mod.ts";
 import { startModelServer } from "../../fakes/model_server.ts";
 import { FAST, rawServer, settingsFor, WIRES } from "./_setup.ts";
@@ -97,6 +97,25 @@ for (const wire of WIRES) {
     const answer = await createModelClient(settingsFor(server, wire), FAST).complete(ASK);
     assert.equal(answer.text, "Back again.");
     assert.equal(server.requests.length, 2);
+  });
+
+  Deno.test(name("each retry is announced with its wait and attempt number"), async () => {
+    await using server = await startModelServer({
+      replies: [{ status: 503, message: "Overloaded." }, { status: 502 }, { text: "Back." }],
+    });
+    const notices: ModelNotice[] = [];
+    const client = createModelClient(settingsFor(server, wire, { maxRetries: 3 }), FAST);
+    const answer = await client.complete(ASK, { onNotice: (notice) => notices.push(notice) });
+    assert.equal(answer.text, "Back.");
+    assert.deepEqual(notices.map((notice) => notice.code), ["model_retry", "model_retry"]);
+    assert.deepEqual(
+      notices.map((notice) => [notice.retry?.attempt, notice.retry?.attempts]),
+      [[2, 4], [3, 4]],
+    );
+    assert.match(
+      notices[0].message,
+      /HTTP 503.*; retrying in (under a second|\d+ s), attempt 2 of 4$/,
+    );
   });
 
   Deno.test(

@@ -102,10 +102,10 @@ Deno.test("a provider without a default endpoint needs model.base_url", () => {
   );
 });
 
-Deno.test("no provider anywhere says to set model.provider", () => {
+Deno.test("no provider anywhere says to run herald setup or set model.provider", () => {
   notConfigured(
     () => resolveModelSettings(config({ model: { default: "m" } }), env()),
-    /^No model provider is configured: run `herald config set model\.provider <id>`/,
+    /^No model is set up yet: run `herald setup`.*`herald config set model\.provider <id>`/,
   );
 });
 
