@@ -24,6 +24,10 @@ export const LAZY_MODULES = [
   // The agent runtime of a profile, loaded on the first conversation of `herald chat` or of the
   // dashboard's gateway (adapters/runtime/lazy_agent_runtime.ts), so nothing else carries it.
   "adapters/runtime/agent_runtime.ts",
+  // The interactive chat's terminal UI (cli/main.ts's fast path and `herald chat` on a terminal),
+  // and what it loads behind its first frame.
+  "cli/tui/launch.ts",
+  "cli/chat/tui_backend.ts",
   // Heavy packages, loaded on first use.
   "openai",
   "@anthropic-ai/sdk",

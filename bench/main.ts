@@ -3,6 +3,7 @@
  * the command behind each figure (copy it into docs/BENCHMARKS.md).
  *
  * Environment: `BENCH_RUNS` (start-up runs per command, default 40),
+ * `BENCH_TUI_RUNS` (pty start-up runs per command, default 15),
  * `BENCH_MESSAGES` and `BENCH_SESSIONS` (bulk import size, default
  * 1,000,000 in 10,000), `BENCH_ROUND_TRIPS` (tool round trips in the agent
  * overhead run, default 200), `BENCH_COMPRESSION_MESSAGES` (history length in
@@ -13,6 +14,8 @@
 
 import { fileURLToPath } from "node:url";
 import { benchStartup } from "./cli_startup.ts";
+import { benchTuiStartup } from "./tui_startup.ts";
+import { benchTuiRender } from "./tui_render.ts";
 import { benchBulkImport } from "./bulk_import.ts";
 import { benchRoundTrips } from "./agent_roundtrip.ts";
 import { benchCompression } from "./compression.ts";
@@ -21,6 +24,7 @@ import { benchDashboard } from "./dashboard.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
+const tuiRuns = Number(Deno.env.get("BENCH_TUI_RUNS") ?? "15");
 const messages = Number(Deno.env.get("BENCH_MESSAGES") ?? "1000000");
 const sessions = Number(Deno.env.get("BENCH_SESSIONS") ?? "10000");
 const roundTrips = Number(Deno.env.get("BENCH_ROUND_TRIPS") ?? "200");
@@ -43,6 +47,50 @@ console.log([
   `Ratio of medians (herald / empty file): **${
     startup.ratio.toFixed(2)
   }x** (target: at most 1.5x).`,
+  "",
+].join("\n"));
+
+const tui = await benchTuiStartup(tuiRuns);
+console.log([
+  `## Interactive start-up through a pty (${today}, ${machine})`,
+  "",
+  "Each run spawns the command in a new pseudo-terminal (100x30) and stops the clock when the " +
+  "headless emulator shows the text; the chat's model points at the scripted server on 127.0.0.1 " +
+  "(no request is made). The two commands alternate, after two warm-up runs of each.",
+  "",
+  "| measurement | runs | median ms | p90 ms | min ms |",
+  "| --- | --- | --- | --- | --- |",
+  ...[
+    [tui.chat, "the prompt line `›` is drawn"] as const,
+    [tui.version, "the version line is drawn"] as const,
+  ].map(([s, until]) =>
+    `| \`${s.command}\` until ${until} | ${s.runs} | ${ms(s.medianMs)} | ${ms(s.p90Ms)} | ${
+      ms(s.minMs)
+    } |`
+  ),
+  "",
+  `Chat prompt median: **${ms(tui.chat.medianMs)} ms** (target: at most 250 ms); ` +
+  `${ms(tui.differenceMs)} ms more than \`--version\` through the same path.`,
+  "",
+].join("\n"));
+
+const render = await benchTuiRender();
+console.log([
+  `## Rendering a streamed answer in the TUI (${today}, ${machine})`,
+  "",
+  `A generated Markdown answer of ${render.tokens} tokens (paragraphs, lists, code blocks) fed ` +
+  "to the TUI's streaming renderer in 4-character deltas, with the live preview rendered after " +
+  "every delta (the TUI does it at most once per 16 ms frame).",
+  "",
+  "| measurement | value |",
+  "| --- | --- |",
+  `| CPU per 1,000 tokens | ${render.cpuMsPer1000Tokens.toFixed(1)} ms |`,
+  `| wall time for the whole answer | ${ms(render.wallMs)} ms |`,
+  `| a model at 500 tokens/s takes | ${ms(render.tokens / 500 * 1000)} ms |`,
+  "",
+  `Keeps up with 500 tokens/s when the CPU per 1,000 tokens is under 2,000 ms: ` +
+  `**${render.cpuMsPer1000Tokens < 2000 ? "yes" : "no"}** ` +
+  `(${(2000 / render.cpuMsPer1000Tokens).toFixed(0)}x headroom).`,
   "",
 ].join("\n"));
 

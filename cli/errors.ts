@@ -49,34 +49,93 @@ function commanderMessage(error: CommanderError): string {
   return message;
 }
 
+/** What the user is told about one error: a stable code, one line, and the exit code. */
+interface Report {
+  code: string;
+  message: string;
+  exit: number;
+  /** The stack of an unexpected error, shown with HERALD_DEBUG=1. */
+  stack?: string;
+}
+
+/** `commander.unknownOption` → `unknown_option`. */
+function commanderCode(code: string): string {
+  return code.replace(/^commander\./, "").replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function describe(error: unknown): Report | undefined {
+  // Nobody reads the output any more (`herald ... | head`): nothing to say, nothing failed.
+  if (error instanceof OutputClosedError) return undefined;
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") {
+      return undefined;
+    }
+    return {
+      code: commanderCode(error.code),
+      message: commanderMessage(error),
+      exit: EXIT.usage,
+    };
+  }
+  if (error instanceof HeraldError) {
+    return { code: error.code, message: error.message, exit: EXIT_OF_KIND[error.kind] };
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return {
+      code: "permission_denied",
+      message: `permission denied: ${error.message}`,
+      exit: EXIT.failure,
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    code: "internal",
+    message: `${oneLine(message)} (set HERALD_DEBUG=1 for details)`,
+    exit: EXIT.failure,
+    stack: error instanceof Error ? error.stack : undefined,
+  };
+}
+
+/** How {@link reportError} prints. */
+export interface ReportOptions {
+  /** Print the stack of an unexpected error (`HERALD_DEBUG=1`). */
+  debug?: boolean;
+  /**
+   * Also print the error on standard output as one JSON line,
+   * `{"error":{"code":"...","message":"..."}}` (the command line had `--json`
+   * and the command printed nothing on standard output yet).
+   */
+  json?: boolean;
+}
+
 /**
  * Prints `error` as one line on standard error and returns the exit code.
  * Set `HERALD_DEBUG=1` to also print the stack of an unexpected error. A
  * closed standard output ({@link OutputClosedError}) ends quietly with 0.
+ * With `json`, the error is also printed on standard output as one JSON
+ * line, for scripts.
+ *
+ * @example
+ * ```ts
+ * reportError(new HeraldError("x", "usage", "Bad"), io, { json: true });
+ * // stdout: {"error":{"code":"x","message":"Bad"}}   stderr: herald: Bad   returns 2
+ * ```
  */
-export function reportError(error: unknown, io: Output, debug = false): number {
-  // Nobody reads the output any more (`herald ... | head`): nothing to say, nothing failed.
-  if (error instanceof OutputClosedError) return EXIT.ok;
-  if (error instanceof CommanderError) {
-    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") {
-      return EXIT.ok;
+export function reportError(
+  error: unknown,
+  io: Output,
+  options: ReportOptions = {},
+): number {
+  const { debug = false, json = false } = options;
+  const report = describe(error);
+  if (!report) return EXIT.ok;
+  if (json) {
+    try {
+      io.out(`${JSON.stringify({ error: { code: report.code, message: report.message } })}\n`);
+    } catch (writeError) {
+      if (!(writeError instanceof OutputClosedError)) throw writeError;
     }
-    io.err(`herald: ${commanderMessage(error)}\n`);
-    return EXIT.usage;
   }
-  if (error instanceof HeraldError) {
-    io.err(`herald: ${error.message}\n`);
-    return EXIT_OF_KIND[error.kind];
-  }
-  if (error instanceof Deno.errors.PermissionDenied) {
-    io.err(`herald: permission denied: ${error.message}\n`);
-    return EXIT.failure;
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  if (debug && error instanceof Error && error.stack) {
-    io.err(`herald: ${error.stack}\n`);
-  } else {
-    io.err(`herald: ${oneLine(message)} (set HERALD_DEBUG=1 for details)\n`);
-  }
-  return EXIT.failure;
+  if (debug && report.stack) io.err(`herald: ${report.stack}\n`);
+  else io.err(`herald: ${report.message}\n`);
+  return report.exit;
 }

@@ -66,6 +66,30 @@ export function denoOutput(): Output {
   };
 }
 
+/** An {@link Output} that knows whether anything was written to standard output. */
+export interface TrackedOutput extends Output {
+  /** True once {@link Output.out} wrote something. */
+  readonly wroteOut: boolean;
+}
+
+/**
+ * Wraps `io` to remember whether standard output was written, so an error
+ * printed as JSON (`--json`) never follows a command's own JSON.
+ */
+export function trackOutput(io: Output): TrackedOutput {
+  let wroteOut = false;
+  return {
+    out: (text) => {
+      if (text !== "") wroteOut = true;
+      io.out(text);
+    },
+    err: (text) => io.err(text),
+    get wroteOut() {
+      return wroteOut;
+    },
+  };
+}
+
 /** An output that records both streams in memory. */
 export function captureOutput(): CapturedOutput {
   let stdout = "";

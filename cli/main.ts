@@ -1,6 +1,8 @@
 /**
  * The `herald` program. `--version` answers on a fast path that loads only
- * the version module; everything else loads the full command tree.
+ * the version module, and the interactive chat (bare `herald` on a
+ * terminal) on one that loads only the terminal UI before its first frame;
+ * everything else loads the full command tree.
  *
  * The command tree is imported through a variable (adapters/lazy.ts) on purpose: Deno
  * pre-loads the whole graph behind a literal `import("./app.ts")` even when
@@ -11,12 +13,62 @@
  */
 
 import { importLazily } from "../adapters/lazy.ts";
+import { extractGlobalArgs } from "./argv.ts";
 import { versionLine } from "./version.ts";
 
+/**
+ * The profile named on the command line when `args` only open the
+ * interactive chat (bare `herald`, `herald chat`, with `-p`), on a terminal
+ * at both ends; undefined (no profile) or null (not such a run) otherwise.
+ * That run skips the command tree: the prompt is drawn before anything else loads.
+ */
+function interactiveChatProfile(args: readonly string[]): { profile?: string } | null {
+  if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) return null;
+  try {
+    const global = extractGlobalArgs(args);
+    const bare = global.rest.length === 0 ||
+      (global.rest.length === 1 && global.rest[0] === "chat");
+    return bare && global.cd === undefined ? { profile: global.profile } : null;
+  } catch {
+    // The command tree reports the mistake.
+    return null;
+  }
+}
+
+/**
+ * `deno task herald …` and `deno task start` run in the checkout; Deno names
+ * the folder the task was started from in `INIT_CWD`. When this process runs
+ * in the checkout (the folder of deno.json next to cli/), it moves there, so
+ * Herald works in the caller's folder like the installed launcher does.
+ */
+function followTaskFolder(): void {
+  const from = Deno.env.get("INIT_CWD");
+  const checkout = new URL("../", import.meta.url);
+  if (!from || checkout.protocol !== "file:") return;
+  try {
+    if (Deno.realPathSync(Deno.cwd()) !== Deno.realPathSync(checkout)) return;
+    if (!Deno.statSync(new URL("deno.json", checkout)).isFile) return;
+    Deno.chdir(from);
+  } catch {
+    // A vanished folder or a compiled binary: stay where the process started.
+  }
+}
+
 if (import.meta.main) {
+  followTaskFolder();
   const args = Deno.args;
-  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  const chat = interactiveChatProfile(args);
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V" || args[0] === "-v")) {
     console.log(versionLine());
+  } else if (chat) {
+    const launch = await importLazily<typeof import("./tui/launch.ts")>("cli/tui/launch.ts");
+    const result = await launch.runInteractiveChat({
+      env: Deno.env.toObject(),
+      profile: chat.profile,
+      input: Deno.stdin.readable,
+    });
+    Deno.stderr.writeSync(new TextEncoder().encode(launch.farewell(result)));
+    Deno.exitCode = result.failed ? 1 : 0;
   } else {
     const { run, denoOutput } = await importLazily<typeof import("./app.ts")>("cli/app.ts");
     Deno.exitCode = await run(args, {

@@ -5,7 +5,7 @@
  */
 
 import { join } from "node:path";
-import { ACTIVE_PROFILE_FILE, parseActiveProfile } from "../../core/profiles/mod.ts";
+import { ACTIVE_PROFILE_FILE, parseActiveProfile } from "../../core/profiles/active.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 
 /** Path of the sticky-default file under `root`. */

@@ -8,7 +8,7 @@
 
 import { join } from "node:path";
 import { HomeError } from "../../core/errors.ts";
-import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
+import { DEFAULT_PROFILE } from "../../core/profiles/names.ts";
 
 /** Sub-directories every profile home has. */
 export const PROFILE_DIRS: readonly string[] = [

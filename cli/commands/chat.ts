@@ -20,6 +20,9 @@ import type { CliContext } from "../context.ts";
 import { type Output, OutputClosedError, printJson } from "../io.ts";
 import { terminalApprovals } from "../chat/approval.ts";
 import { LineReader } from "../chat/lines.ts";
+import { importLazily } from "../../adapters/lazy.ts";
+import { continueTarget } from "../chat/tui_backend.ts";
+import { toolFailure } from "../tui/blocks.ts";
 
 interface ChatOptions {
   query?: string;
@@ -31,6 +34,10 @@ interface ChatOptions {
   source: string;
   safeMode?: boolean;
   yolo?: boolean;
+  continue?: boolean;
+  plain?: boolean;
+  /** False with `--no-color`. */
+  color?: boolean;
 }
 
 function preview(text: string, max = 80): string {
@@ -64,14 +71,16 @@ class TurnDisplay {
         this.io.err(`  > ${event.call.name} ${preview(String(args))}\n`);
         break;
       }
-      case "tool_end":
+      case "tool_end": {
+        const failure = toolFailure(event);
         this.io.err(
-          `  ${event.ok ? "ok" : "failed"} ${event.call.name}` +
-            `${event.ok ? "" : `: ${preview(event.summary, 160)}`} (${
+          `  ${failure === null ? "ok" : "failed"} ${event.call.name}` +
+            `${failure === null ? "" : `: ${preview(failure, 160)}`} (${
               Math.round(event.durationMs)
             } ms)\n`,
         );
         break;
+      }
       case "compressed":
       case "notice": {
         this.#endLine();
@@ -170,15 +179,116 @@ async function converse(
   return !failed;
 }
 
-/** Adds `chat` to `program`. */
-export function registerChat(program: Command, ctx: () => CliContext): void {
-  program.command("chat")
-    .description(
-      "talk to the agent (interactive, piped one turn per line, or one question with -q)",
-    )
-    .option("-q, --query <prompt>", "ask one question, print only the final answer, and exit")
-    .option("--json", "with -q: print the session id, response and tool calls as JSON")
-    .option("-r, --resume <id>", "continue a stored session")
+/** Where `herald chat` starts: a new session, a stored one, or the picker. */
+interface StartPoint {
+  resume?: string;
+  /** Open the session picker first (`herald resume` without an id). */
+  pick?: boolean;
+}
+
+/** True when the interactive chat draws its terminal UI (both ends are a terminal). */
+function wantsTui(c: CliContext, options: ChatOptions): boolean {
+  return c.interactive && c.signals && !options.plain && Deno.stdout.isTerminal();
+}
+
+/** The runtime options every way of chatting shares. */
+function runtimeOptions(c: CliContext, options: ChatOptions, oneShot: boolean) {
+  return {
+    safeMode: options.safeMode ?? false,
+    model: options.model,
+    provider: options.provider,
+    baseUrl: options.baseUrl,
+    source: options.source,
+    cwd: Deno.cwd(),
+    env: c.env,
+    yolo: options.yolo ?? false,
+    // Nobody watches a one-shot question: a tool loop ends the turn.
+    unattended: oneShot,
+  };
+}
+
+/** The interactive chat in the terminal UI (cli/tui/launch.ts, loaded only here). */
+async function chatInTui(c: CliContext, options: ChatOptions, start: StartPoint): Promise<void> {
+  // A missing profile is reported before the screen is taken.
+  await c.paths();
+  const launch = await importLazily<typeof import("../tui/launch.ts")>("cli/tui/launch.ts");
+  const result = await launch.runInteractiveChat({
+    env: c.env,
+    profile: c.profileSource === "flag" ? c.profile : undefined,
+    options,
+    start: { resume: start.resume, pick: start.pick, continueHere: options.continue },
+    input: c.input(),
+  });
+  c.io.err(launch.farewell(result));
+  if (result.failed) throw turnFailed();
+}
+
+function turnFailed(): HeraldError {
+  return new HeraldError(
+    "chat_turn_failed",
+    "state",
+    "one or more turns failed (see the messages above)",
+  );
+}
+
+/** `herald chat` and `herald resume`: one question, the terminal UI, or the plain line loop. */
+async function chat(c: CliContext, options: ChatOptions, start: StartPoint): Promise<void> {
+  const oneShot = options.query !== undefined;
+  if (!oneShot && wantsTui(c, options)) return await chatInTui(c, options, start);
+  if (options.continue) {
+    start = { resume: await continueTarget(await c.profileContext(), Deno.cwd()) };
+  }
+  if (start.pick) {
+    throw new HeraldError(
+      "session_id_required",
+      "usage",
+      "Without a terminal there is no picker: give the session id (`herald resume <id>`; " +
+        "list them with `herald sessions list`)",
+    );
+  }
+  const lines = oneShot ? undefined : new LineReader(c.input());
+  try {
+    const runtime = await openAgentRuntimeLazily(await c.paths(), {
+      ...runtimeOptions(c, options, oneShot),
+      approvals: terminalApprovals(c.io, c.interactive && !oneShot ? lines : undefined),
+      onWarning: (file, message) => c.io.err(`herald: warning: ${file}: ${message}\n`),
+    });
+    if (runtime.approvals.yolo) {
+      c.io.err(
+        "herald: yolo mode: dangerous commands run without asking; hardline commands and " +
+          "approvals.deny are still refused\n",
+      );
+    }
+    const conversation = await Conversation.open({ runtime, resume: start.resume });
+    try {
+      if (oneShot) {
+        const display = new TurnDisplay(c.io, false);
+        const result = await withInterrupt(
+          c,
+          conversation,
+          (o) => conversation.ask(options.query!, o),
+          display,
+        );
+        showTurn(c, display, result);
+        if (options.json) {
+          printJson(c.io, { ...turnView(result), stopped: result.stopped?.code ?? null });
+        } else {
+          c.io.out(`${result.response}\n`);
+        }
+      } else if (!(await converse(c, conversation, lines!))) {
+        throw turnFailed();
+      }
+    } finally {
+      await conversation.close();
+    }
+  } finally {
+    await lines?.close();
+  }
+}
+
+/** The options `chat` and `resume` share. */
+function chatOptions(command: Command): Command {
+  return command
     .option("-m, --model <name>", "model name for this run")
     .option("--provider <id>", "provider for this run (openai, openrouter, anthropic, custom, ...)")
     .option("--base-url <url>", "endpoint for this run")
@@ -187,60 +297,31 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
       "--yolo",
       "run dangerous commands without asking (hardline commands and approvals.deny are still refused)",
     )
-    .action(async (_options: ChatOptions, command: Command) => {
-      const options = command.optsWithGlobals() as ChatOptions;
-      const c = ctx();
-      const oneShot = options.query !== undefined;
-      const lines = oneShot ? undefined : new LineReader(c.input());
-      try {
-        const runtime = await openAgentRuntimeLazily(await c.paths(), {
-          safeMode: options.safeMode ?? false,
-          model: options.model,
-          provider: options.provider,
-          baseUrl: options.baseUrl,
-          source: options.source,
-          cwd: Deno.cwd(),
-          env: c.env,
-          approvals: terminalApprovals(c.io, c.interactive && !oneShot ? lines : undefined),
-          yolo: options.yolo ?? false,
-          // Nobody watches a one-shot question: a tool loop ends the turn.
-          unattended: oneShot,
-          onWarning: (file, message) => c.io.err(`herald: warning: ${file}: ${message}\n`),
-        });
-        if (runtime.approvals.yolo) {
-          c.io.err(
-            "herald: yolo mode: dangerous commands run without asking; hardline commands and " +
-              "approvals.deny are still refused\n",
-          );
-        }
-        const conversation = await Conversation.open({ runtime, resume: options.resume });
-        try {
-          if (oneShot) {
-            const display = new TurnDisplay(c.io, false);
-            const result = await withInterrupt(
-              c,
-              conversation,
-              (o) => conversation.ask(options.query!, o),
-              display,
-            );
-            showTurn(c, display, result);
-            if (options.json) {
-              printJson(c.io, { ...turnView(result), stopped: result.stopped?.code ?? null });
-            } else {
-              c.io.out(`${result.response}\n`);
-            }
-          } else if (!(await converse(c, conversation, lines!))) {
-            throw new HeraldError(
-              "chat_turn_failed",
-              "state",
-              "one or more turns failed (see the messages above)",
-            );
-          }
-        } finally {
-          await conversation.close();
-        }
-      } finally {
-        await lines?.close();
-      }
-    });
+    .option("--plain", "a plain line prompt instead of the terminal UI")
+    .option("--no-color", "no colours (NO_COLOR=1 does the same)");
+}
+
+/** Adds `chat` and `resume` to `program`. */
+export function registerChat(program: Command, ctx: () => CliContext): void {
+  chatOptions(
+    program.command("chat")
+      .description(
+        "talk to the agent (interactive, piped one turn per line, or one question with -q)",
+      )
+      .option("-q, --query <prompt>", "ask one question, print only the final answer, and exit")
+      .option("--json", "with -q: print the session id, response and tool calls as JSON")
+      .option("-r, --resume <id>", "continue a stored session")
+      .option("-c, --continue", "continue the last session started in this folder"),
+  ).action(async (_options: ChatOptions, command: Command) => {
+    const options = command.optsWithGlobals() as ChatOptions;
+    await chat(ctx(), options, { resume: options.resume });
+  });
+
+  chatOptions(
+    program.command("resume [session]")
+      .description("continue a stored session; without an id, pick one from the recent sessions"),
+  ).action(async (session: string | undefined, _options: ChatOptions, command: Command) => {
+    const options = command.optsWithGlobals() as ChatOptions;
+    await chat(ctx(), options, session ? { resume: session } : { pick: true });
+  });
 }

@@ -8,7 +8,11 @@
 
 import type { Command } from "commander";
 import { HeraldError } from "../../core/errors.ts";
-import { PROFILE_DESCRIBER_TASK, ProfileDeleteRefusedError } from "../../core/profiles/mod.ts";
+import {
+  parseProfileName,
+  PROFILE_DESCRIBER_TASK,
+  ProfileDeleteRefusedError,
+} from "../../core/profiles/mod.ts";
 import {
   cloneProfile,
   createProfile,
@@ -22,6 +26,11 @@ import {
   useProfile,
 } from "../../core/usecases/profiles.ts";
 import { openProfileHome } from "../../adapters/home/mod.ts";
+import {
+  planProfileLauncher,
+  removeProfileLauncher,
+  writeProfileLauncher,
+} from "../../adapters/install/launcher.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 import { readAnswer } from "./_common.ts";
@@ -32,6 +41,7 @@ interface CreateOptions {
   cloneAll?: boolean;
   cloneChannels?: boolean;
   skills: boolean;
+  launcher?: boolean;
   json?: boolean;
 }
 
@@ -150,6 +160,10 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
       "with --clone or --clone-all: keep the messaging bot tokens in the copied .env",
     )
     .option("--no-skills", "do not seed the bundled skills (writes .no-bundled-skills)")
+    .option(
+      "--launcher",
+      "also write a <name> command beside the installed herald launcher (runs herald -p <name>)",
+    )
     .option("--json", "print JSON")
     .action(async (name: string, options: CreateOptions) => {
       const c = ctx();
@@ -158,6 +172,10 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
       if (options.cloneChannels && !mode) {
         throw usage("--clone-channels only applies with --clone or --clone-all");
       }
+      // Checked before the profile exists, so a refused launcher leaves nothing half made.
+      const launcher = options.launcher
+        ? await planProfileLauncher(parseProfileName(name), c.env)
+        : undefined;
       const fill = {
         description: options.description,
         bundledSkills: options.skills,
@@ -171,7 +189,10 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
           keepChannels: options.cloneChannels ?? false,
         })
         : await createProfile(home(c), name, fill);
-      if (options.json) return printJson(c.io, created);
+      if (launcher) await writeProfileLauncher(launcher, created.name);
+      if (options.json) {
+        return printJson(c.io, launcher ? { ...created, launcher: launcher.path } : created);
+      }
       const cloned = created.clone === "all"
         ? ` (everything but history cloned from "${created.cloned_from}")`
         : created.clone === "config"
@@ -186,6 +207,11 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
         );
       }
       if (!created.bundled_skills) c.io.out("Bundled skills are not seeded (.no-bundled-skills)\n");
+      if (launcher) {
+        c.io.out(
+          `Wrote ${launcher.path}: \`${created.name} ...\` runs \`herald -p ${created.name} ...\`\n`,
+        );
+      }
       c.io.out(
         `Use it with: herald -p ${created.name} <command>, ` +
           `or make it the default with: herald profile use ${created.name}\n`,
@@ -256,7 +282,9 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
     });
 
   profile.command("delete <name>")
-    .description("delete a named profile and all its data (asks you to type the name)")
+    .description(
+      "delete a named profile and all its data, and its launcher (asks you to type the name)",
+    )
     .option("-y, --yes", "do not ask for confirmation")
     .option("--json", "print JSON")
     .action(async (name: string, options: { yes?: boolean; json?: boolean }) => {
@@ -264,8 +292,12 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
       const deleted = await deleteProfile(home(c), name, {
         confirm: options.yes ? undefined : (target) => confirmByName(c, target),
       });
-      if (options.json) return printJson(c.io, deleted);
+      const launcher = await removeProfileLauncher(deleted.name, c.env);
+      if (options.json) {
+        return printJson(c.io, launcher ? { ...deleted, launcher_removed: launcher } : deleted);
+      }
       c.io.out(`Deleted profile "${deleted.name}" (${deleted.home})\n`);
+      if (launcher) c.io.out(`Removed its launcher ${launcher}\n`);
       if (deleted.cleared_sticky) {
         c.io.out("It was the sticky default; commands now use the default profile\n");
       }

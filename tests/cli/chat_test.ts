@@ -35,7 +35,10 @@ Deno.test("chat -q with an unknown command or a bundle that loads nothing says s
   );
   const empty = await herald(home.path, "chat", "-q", "/ghosts go", "--json");
   assert.equal(empty.code, 2);
-  assert.equal(empty.stdout, "");
+  // With --json the error is also the one JSON line on stdout (cli/errors.ts).
+  assert.deepEqual(JSON.parse(empty.stdout), {
+    error: { code: "nothing_to_send", message: empty.stderr.replace(/^herald: /, "").trimEnd() },
+  });
   assert.match(empty.stderr, /^herald: Bundle \/ghosts has none of its skills available \(boo\)/);
   assert.equal(model.requests.length, 0);
 });

@@ -34,7 +34,11 @@ Deno.test("a user mistake exits 2 with one line and no stack trace", async () =>
   await using home = await tempDir();
   const result = await herald({ HERALD_HOME: home.path }, "confg", "show");
   assert.equal(result.code, 2);
-  assert.equal(result.stderr, "herald: unknown command 'confg' (Did you mean config?)\n");
+  assert.equal(
+    result.stderr,
+    'herald: Unknown command "confg"; did you mean `herald config`? ' +
+      'To send "confg show" to the agent as a prompt, run `herald -- confg show`\n',
+  );
   const badProfile = await herald({ HERALD_HOME: home.path }, "config", "show", "-p", "../x");
   assert.equal(badProfile.code, 2);
   assert.equal(badProfile.stderr.trim().split("\n").length, 1);

@@ -220,8 +220,8 @@ Deno.test({
     await configureModel(work.home, model.openaiBaseUrl);
     await using server = startLiveServer(home.path);
     const term = await PtyClient.open(server.wsUrl("/api/pty", { profile: "work" }));
-    await term.waitFor(/custom\/test-model · \/help for commands/, 0, 30_000);
-    await term.waitFor(/› $/);
+    // The terminal UI's status line names the model once the conversation is open.
+    await term.waitFor(/custom\/test-model · ctx/, 0, 30_000);
     term.type("ping\r");
     await term.waitFor(/pong from the model/);
     await term.close();

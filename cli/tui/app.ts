@@ -1,0 +1,671 @@
+/**
+ * The interactive chat: `herald` (or `herald chat`) on a terminal.
+ *
+ * The prompt is drawn first and the agent runtime loads behind it, so the
+ * user can start typing at once. Finished output (the user's messages, the
+ * rendered answer, tool blocks) scrolls up as ordinary terminal text; the
+ * live region below it (the answer's unfinished tail, the spinner, queued
+ * messages, the input box and the status line) is redrawn in place, so text
+ * typed during a turn never lands inside the answer: it is shown as queued
+ * and sent when the turn ends.
+ *
+ * The conversation object (core/agent/conversation.ts) does the work; this
+ * module only turns keys into its input and its events into lines.
+ *
+ * @module
+ */
+
+import type { Conversation, ConversationResult } from "../../core/agent/conversation.ts";
+import type { AgentEvent, SessionUsage, TurnResult } from "../../core/agent/turn_runtime.ts";
+import type { ToolCall } from "../../core/models/types.ts";
+import type { ApprovalNotice, ApprovalSurface } from "../../core/tools/approval_policy.ts";
+import type { ApprovalChoice, ApprovalRequest } from "../../core/tools/types.ts";
+import { toolBlock, toolTitle } from "./blocks.ts";
+import { combineCompleters, pathCompleter, slashCompleter, type SlashEntry } from "./complete.ts";
+import { LineEditor } from "./editor.ts";
+import { History } from "./history.ts";
+import { type Key, KeyDecoder } from "./keys.ts";
+import { MarkdownStream } from "./markdown.ts";
+import { LiveScreen } from "./screen.ts";
+import type { Style } from "./style.ts";
+import type { TuiTerminal } from "./terminal.ts";
+import { ansi } from "./terminal.ts";
+import {
+  approvalLines,
+  type PickerEntry,
+  pickerLines,
+  PROMPT,
+  queuedLines,
+  type RecapLine,
+  recapLines,
+  spinnerLine,
+  statusLine,
+  userEcho,
+} from "./views.ts";
+import { wrap } from "./wrap.ts";
+
+/** What the TUI hands the code that opens the conversation. */
+export interface TuiHooks {
+  /** How the runtime asks about dangerous commands: in the TUI. */
+  approvals: ApprovalSurface;
+  /** Shows a warning line (a config file's problem, yolo mode). */
+  warn(message: string): void;
+}
+
+/** Options of {@link runTui}. */
+export interface TuiOptions {
+  terminal: TuiTerminal;
+  style: Style;
+  /** The profile's name, for the status line. */
+  profile: string;
+  /** The program's version, for the header. */
+  version: string;
+  /** The folder the agent works in (paths after `@` complete from here). */
+  cwd: string;
+  /** Where the input history is kept; absent: not kept. */
+  historyPath?: string;
+  /**
+   * Opens the conversation; called once, right after the prompt is drawn.
+   * `resumed` names the stored session it continues (its recap is shown).
+   */
+  open(hooks: TuiHooks): Promise<{ conversation: Conversation; resumed?: string }>;
+  /** The last exchanges of a stored session, for the recap after a resume. */
+  recap?(sessionId: string): Promise<RecapLine[]>;
+  /** The profile's recent sessions, for `/resume` without an id. */
+  recentSessions?(): Promise<PickerEntry[]>;
+  /** Open the session picker first (`herald resume`). */
+  pick?: boolean;
+}
+
+/** How the interactive chat ended. */
+export interface TuiResult {
+  /** The session that was open, or null when nothing was stored. */
+  sessionId: string | null;
+  deleted: boolean;
+  /** True when a turn failed (the exit code says so). */
+  failed: boolean;
+}
+
+/** How long a second Ctrl-C at an idle prompt has to come to exit. */
+const EXIT_WINDOW_MS = 2000;
+/** Redraws of the live region while text streams, at most this often. */
+const FRAME_MS = 16;
+/** The largest file read to show a write_file edit as a diff. */
+const MAX_DIFF_SOURCE_BYTES = 1_000_000;
+
+interface PendingApproval {
+  request: ApprovalRequest;
+  deadline: number;
+  answer(choice: ApprovalChoice): void;
+}
+
+const APPROVAL_KEYS: Record<string, ApprovalChoice> = {
+  o: "once",
+  y: "once",
+  s: "session",
+  a: "always",
+  d: "deny",
+  n: "deny",
+};
+
+/**
+ * Runs the interactive chat on `options.terminal` until the user leaves
+ * (`/exit`, Ctrl-D, Ctrl-C twice at an idle prompt, or the end of input).
+ */
+export async function runTui(options: TuiOptions): Promise<TuiResult> {
+  const history = options.historyPath
+    ? await History.load(options.historyPath).catch(() => History.memory())
+    : History.memory();
+  const tui = new ChatTui(options, history);
+  return await tui.run();
+}
+
+class ChatTui {
+  readonly #options: TuiOptions;
+  readonly #style: Style;
+  readonly #screen: LiveScreen;
+  readonly #editor: LineEditor;
+  readonly #decoder = new KeyDecoder();
+  readonly #done = Promise.withResolvers<TuiResult>();
+  #conversation: Conversation | undefined;
+  #opening: Promise<Conversation | undefined> | undefined;
+  #slashEntries: SlashEntry[] = [];
+  #usage: SessionUsage | undefined;
+  readonly #queue: string[] = [];
+  #busy = false;
+  #spinner: { label: string; since: number } | undefined;
+  #retry: string | undefined;
+  #markdown: MarkdownStream | undefined;
+  #streamed = "";
+  readonly #tools = new Map<string, { call: ToolCall; before: string | null | undefined }>();
+  #approval: PendingApproval | undefined;
+  #picker: { entries: PickerEntry[]; selected: number } | undefined;
+  #exitArmedUntil = 0;
+  #statusMessage: string | undefined;
+  #tick: ReturnType<typeof setInterval> | undefined;
+  #frame: ReturnType<typeof setTimeout> | undefined;
+  #escapeTimer: ReturnType<typeof setTimeout> | undefined;
+  #failed = false;
+  #closing = false;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+
+  constructor(options: TuiOptions, history: History) {
+    this.#options = options;
+    this.#style = options.style;
+    this.#screen = new LiveScreen(options.terminal);
+    this.#editor = new LineEditor({
+      history,
+      complete: combineCompleters(
+        slashCompleter(() => this.#slashEntries),
+        pathCompleter(options.cwd),
+      ),
+    });
+  }
+
+  async run(): Promise<TuiResult> {
+    const { terminal, style } = this.#options;
+    terminal.setRaw(true);
+    terminal.write(ansi.bracketedPasteOn);
+    const stopResize = terminal.onResize(() => this.#redraw());
+    this.#screen.print(
+      [style.bold(`Herald ${this.#options.version}`) + style.muted(` · ${this.#options.cwd}`)],
+      ...this.#compose(),
+    );
+    this.#opening = this.#open();
+    const reading = this.#readKeys();
+    try {
+      return await this.#done.promise;
+    } finally {
+      stopResize();
+      clearInterval(this.#tick);
+      clearTimeout(this.#frame);
+      clearTimeout(this.#escapeTimer);
+      await this.#reader?.cancel().catch(() => {});
+      await reading.catch(() => {});
+      terminal.write(ansi.bracketedPasteOff + ansi.showCursor);
+      terminal.setRaw(false);
+    }
+  }
+
+  // -- the conversation ----------------------------------------------------
+
+  async #open(): Promise<Conversation | undefined> {
+    const style = this.#style;
+    try {
+      const { conversation, resumed } = await this.#options.open({
+        approvals: {
+          ask: (request, { timeoutMs, signal }) => this.#ask(request, timeoutMs, signal),
+          onNotice: (notice) => this.#print(this.#noticeLines(notice)),
+        },
+        warn: (message) => this.#print([style.warning(`! ${message}`)]),
+      });
+      this.#conversation = conversation;
+      this.#usage = conversation.usage;
+      await this.#refreshCompletions();
+      if (resumed) await this.#showRecap(resumed);
+      if (this.#options.pick) await this.#openPicker();
+      this.#redraw();
+      return conversation;
+    } catch (error) {
+      this.#failed = true;
+      this.#print(this.#errorLines(error));
+      await this.#finish({ sessionId: null, deleted: false });
+      return undefined;
+    }
+  }
+
+  async #refreshCompletions(): Promise<void> {
+    const conversation = this.#conversation;
+    if (!conversation) return;
+    const snapshot = await conversation.catalog?.snapshot().catch(() => undefined);
+    this.#slashEntries = conversation.registry.complete("", snapshot).map((entry) => ({
+      name: entry.name,
+      description: entry.description,
+    }));
+  }
+
+  #submit(text: string): void {
+    if (text.trim() === "") return;
+    if (this.#busy || !this.#conversation) {
+      this.#queue.push(text);
+      if (!this.#busy) void this.#drain();
+      return;
+    }
+    void this.#send(text);
+  }
+
+  /** Sends queued messages one after another, once the conversation is open and idle. */
+  async #drain(): Promise<void> {
+    if (this.#busy) return;
+    const conversation = this.#conversation ?? await this.#opening;
+    if (!conversation || this.#busy) return;
+    const next = this.#queue.shift();
+    if (next !== undefined) await this.#send(next);
+  }
+
+  async #send(text: string): Promise<void> {
+    const conversation = this.#conversation;
+    if (!conversation || this.#closing) return;
+    const style = this.#style;
+    this.#busy = true;
+    this.#spinner = { label: "thinking", since: Date.now() };
+    this.#retry = undefined;
+    this.#startAnswer();
+    this.#tick = setInterval(() => this.#redraw(), 80);
+    this.#print(userEcho(style, this.#screen.columns, text));
+    let result: ConversationResult | undefined;
+    try {
+      result = await conversation.input(text, { onEvent: (event) => this.#onEvent(event) });
+    } catch (error) {
+      this.#endAnswer();
+      this.#failed = true;
+      this.#print(this.#errorLines(error));
+    } finally {
+      clearInterval(this.#tick);
+      this.#tick = undefined;
+      this.#busy = false;
+      this.#spinner = undefined;
+      this.#tools.clear();
+    }
+    if (result) await this.#show(result);
+    this.#usage = conversation.closed ? this.#usage : conversation.usage;
+    this.#redraw();
+    if (!this.#closing && this.#queue.length > 0) void this.#drain();
+  }
+
+  async #show(result: ConversationResult): Promise<void> {
+    const style = this.#style;
+    const width = this.#screen.columns;
+    switch (result.kind) {
+      case "turn":
+        return this.#finishTurn(result.result);
+      case "reply":
+      case "set_model":
+        this.#endAnswer();
+        return this.#print(wrap(result.text, width));
+      case "new_session":
+        this.#endAnswer();
+        if (result.clear) this.#screen.clear();
+        return this.#print([style.muted(result.text)]);
+      case "resumed":
+        this.#endAnswer();
+        this.#print([style.muted(result.text)]);
+        return await this.#showRecap(result.sessionId);
+      case "pick_session":
+        this.#endAnswer();
+        return await this.#openPicker();
+      case "exit":
+        this.#endAnswer();
+        this.#print([style.muted(result.text)]);
+        return await this.#finish({ sessionId: result.sessionId, deleted: result.deleted });
+    }
+  }
+
+  #finishTurn(result: TurnResult): void {
+    const style = this.#style;
+    // The final answer may add to what streamed (a verifier footer), or not have streamed at all.
+    if (result.response.startsWith(this.#streamed)) {
+      this.#markdown?.push(result.response.slice(this.#streamed.length));
+    } else {
+      this.#endAnswer();
+      this.#startAnswer();
+      this.#markdown?.push(result.response);
+    }
+    this.#endAnswer();
+    if (result.aborted) this.#print([style.muted("(interrupted)")]);
+    if (result.hitMaxTurns) {
+      this.#print([style.warning("! the turn used all its model calls (agent.max_turns)")]);
+    }
+  }
+
+  async #showRecap(sessionId: string): Promise<void> {
+    const recap = await this.#options.recap?.(sessionId).catch(() => []) ?? [];
+    this.#print(recapLines(this.#style, this.#screen.columns, recap));
+  }
+
+  async #openPicker(): Promise<void> {
+    const entries = await this.#options.recentSessions?.().catch(() => []) ?? [];
+    const current = this.#conversation?.sessionId;
+    this.#picker = { entries: entries.filter((entry) => entry.id !== current), selected: 0 };
+    this.#redraw();
+  }
+
+  // -- events of a turn ----------------------------------------------------
+
+  #onEvent(event: AgentEvent): void {
+    const style = this.#style;
+    switch (event.type) {
+      case "text":
+        this.#retry = undefined;
+        this.#streamed += event.delta;
+        this.#print(this.#markdown?.push(event.delta) ?? []);
+        return this.#schedule();
+      case "model_call":
+        this.#retry = undefined;
+        this.#setSpinner("thinking");
+        return this.#schedule();
+      case "tool_start":
+        this.#endAnswer();
+        this.#startAnswer();
+        this.#tools.set(event.call.id, { call: event.call, before: this.#before(event.call) });
+        this.#setSpinner(`running ${event.call.name}`);
+        return this.#schedule();
+      case "tool_end": {
+        const started = this.#tools.get(event.call.id);
+        this.#tools.delete(event.call.id);
+        const width = this.#screen.columns;
+        this.#print([
+          toolTitle(event.call, style, width),
+          ...toolBlock({ ...event, before: started?.before }, style, width),
+        ]);
+        if (this.#tools.size === 0) this.#setSpinner("thinking");
+        return;
+      }
+      case "compressed":
+        return this.#print([style.muted(`· ${event.message}`)]);
+      case "notice":
+        if (event.code === "model_retry") {
+          this.#retry = event.message;
+          return this.#schedule();
+        }
+        return this.#print([
+          event.level === "warning"
+            ? style.warning(`! ${event.message}`)
+            : style.muted(`· ${event.message}`),
+        ]);
+      case "approval_request":
+      case "approval_result":
+        return;
+    }
+  }
+
+  #setSpinner(label: string): void {
+    if (this.#spinner) this.#spinner.label = label;
+  }
+
+  /** For write_file: the file's text before the write (null when new), to show a diff. */
+  #before(call: ToolCall): string | null | undefined {
+    if (call.name !== "write_file") return undefined;
+    let path: unknown;
+    try {
+      path = JSON.parse(call.arguments)?.path;
+    } catch {
+      return undefined;
+    }
+    if (typeof path !== "string" || path === "") return undefined;
+    const full = path.startsWith("/") ? path : `${this.#options.cwd}/${path}`;
+    try {
+      if (Deno.statSync(full).size > MAX_DIFF_SOURCE_BYTES) return undefined;
+      return Deno.readTextFileSync(full);
+    } catch (error) {
+      return error instanceof Deno.errors.NotFound ? null : undefined;
+    }
+  }
+
+  #startAnswer(): void {
+    this.#markdown = new MarkdownStream(this.#style, this.#screen.columns);
+    this.#streamed = "";
+  }
+
+  /** Prints what is left of the answer being rendered and ends it. */
+  #endAnswer(): void {
+    const markdown = this.#markdown;
+    this.#markdown = undefined;
+    this.#streamed = "";
+    if (markdown) this.#print(markdown.end());
+  }
+
+  // -- approvals -----------------------------------------------------------
+
+  #ask(request: ApprovalRequest, timeoutMs: number, signal: AbortSignal): Promise<ApprovalChoice> {
+    return new Promise((resolve) => {
+      const answer = (choice: ApprovalChoice) => {
+        if (this.#approval !== pending) return;
+        this.#approval = undefined;
+        signal.removeEventListener("abort", withdraw);
+        const verb = choice === "deny" ? "denied" : `allowed (${choice})`;
+        this.#print([this.#style.muted(`· ${request.tool}: ${verb}`)]);
+        resolve(choice);
+      };
+      const withdraw = () => answer("deny");
+      const pending: PendingApproval = { request, deadline: Date.now() + timeoutMs, answer };
+      this.#approval = pending;
+      signal.addEventListener("abort", withdraw, { once: true });
+      this.#redraw();
+    });
+  }
+
+  /** An error, wrapped to the screen (never cut: it says what to do). */
+  #errorLines(error: unknown): string[] {
+    return wrap(`✗ ${errorMessage(error)}`, this.#screen.columns, { hangingIndent: "  " })
+      .map((line) => this.#style.error(line));
+  }
+
+  #noticeLines(notice: ApprovalNotice): string[] {
+    const style = this.#style;
+    if (notice.code === "non_interactive") {
+      return [style.warning(`! denied ${notice.request.tool}: ${notice.request.command}`)];
+    }
+    return [style.warning(`! ${notice.message}`)];
+  }
+
+  // -- keys ----------------------------------------------------------------
+
+  async #readKeys(): Promise<void> {
+    const reader = this.#options.terminal.input.getReader();
+    this.#reader = reader;
+    try {
+      while (!this.#closing) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        this.#keys(this.#decoder.feed(value));
+        clearTimeout(this.#escapeTimer);
+        if (this.#decoder.pending) {
+          // A lone Escape: no more bytes of a sequence are coming.
+          this.#escapeTimer = setTimeout(() => this.#keys(this.#decoder.flush()), 40);
+        }
+      }
+    } catch {
+      // The input was cancelled on the way out.
+    } finally {
+      reader.releaseLock();
+    }
+    // The end of input leaves like Ctrl-D.
+    if (!this.#closing) await this.#leave();
+  }
+
+  #keys(keys: readonly Key[]): void {
+    for (const key of keys) this.#onKey(key);
+    this.#redraw();
+  }
+
+  #onKey(key: Key): void {
+    if (this.#closing) return;
+    const isCtrlC = key.kind === "ctrl" && key.key === "c";
+    if (!isCtrlC) {
+      // Anything else typed disarms the exit a first Ctrl-C armed.
+      this.#exitArmedUntil = 0;
+      if (this.#statusMessage) this.#statusMessage = undefined;
+    }
+    if (this.#approval) return this.#approvalKey(key);
+    if (this.#picker) return this.#pickerKey(key);
+    const action = this.#editor.handle(key);
+    switch (action.kind) {
+      case "submit":
+        return this.#submit(action.text);
+      case "interrupt":
+        return this.#ctrlC();
+      case "eof":
+        void this.#leave();
+        return;
+      case "clear_screen":
+        return this.#screen.clear();
+      case "none":
+        return;
+    }
+  }
+
+  #approvalKey(key: Key): void {
+    const approval = this.#approval!;
+    if (key.kind === "ctrl" && key.key === "c") return approval.answer("deny");
+    if (key.kind === "escape") return approval.answer("deny");
+    if (key.kind !== "text") return;
+    const choice = APPROVAL_KEYS[key.text.trim().toLowerCase()[0] ?? ""];
+    if (choice) approval.answer(choice);
+  }
+
+  #pickerKey(key: Key): void {
+    const picker = this.#picker!;
+    const last = picker.entries.length - 1;
+    switch (key.kind) {
+      case "up":
+        picker.selected = Math.max(0, picker.selected - 1);
+        return;
+      case "down":
+        picker.selected = Math.min(last, picker.selected + 1);
+        return;
+      case "enter": {
+        const entry = picker.entries[picker.selected];
+        this.#picker = undefined;
+        if (entry) this.#submit(`/resume ${entry.id}`);
+        return;
+      }
+      case "escape":
+        this.#picker = undefined;
+        return;
+      case "ctrl":
+        if (key.key === "c") this.#picker = undefined;
+        return;
+    }
+  }
+
+  /** Ctrl-C: stops the turn; at an idle prompt clears the input, or exits when pressed twice. */
+  #ctrlC(): void {
+    if (this.#busy) {
+      this.#conversation?.interrupt();
+      // Queued messages go back to the input box rather than being sent after an interrupt.
+      if (this.#queue.length > 0) {
+        const restored = [...this.#queue.splice(0), this.#editor.text].filter(Boolean);
+        this.#editor.set(restored.join("\n"));
+      }
+      return;
+    }
+    if (this.#editor.text !== "") {
+      this.#editor.clear();
+      return;
+    }
+    const now = Date.now();
+    if (now < this.#exitArmedUntil) {
+      void this.#leave();
+      return;
+    }
+    this.#exitArmedUntil = now + EXIT_WINDOW_MS;
+    this.#statusMessage = "Press Ctrl-C again to exit";
+    setTimeout(() => {
+      if (
+        this.#statusMessage === "Press Ctrl-C again to exit" && Date.now() >= this.#exitArmedUntil
+      ) {
+        this.#statusMessage = undefined;
+        this.#redraw();
+      }
+    }, EXIT_WINDOW_MS + 10);
+  }
+
+  /** Leaves: stops a running turn, closes the conversation, and ends the run. */
+  async #leave(): Promise<void> {
+    if (this.#closing) return;
+    const conversation = this.#conversation ?? await this.#opening;
+    const closed = conversation
+      ? await conversation.close().catch(() => ({
+        sessionId: conversation.sessionId ?? null,
+        deleted: false,
+      }))
+      : { sessionId: null, deleted: false };
+    await this.#finish(closed);
+  }
+
+  async #finish(closed: { sessionId: string | null; deleted: boolean }): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    this.#approval?.answer("deny");
+    this.#endAnswer();
+    this.#screen.close();
+    await this.#reader?.cancel().catch(() => {});
+    this.#done.resolve({ ...closed, failed: this.#failed });
+  }
+
+  // -- drawing -------------------------------------------------------------
+
+  /** Prints finished lines above the live region, redrawing it in the same frame. */
+  #print(lines: readonly string[]): void {
+    if (lines.length === 0) return;
+    if (this.#closing) {
+      if (lines.length > 0) this.#options.terminal.write(lines.map((l) => `${l}\r\n`).join(""));
+      return;
+    }
+    const [live, cursor] = this.#compose();
+    this.#screen.print(lines, live, cursor);
+  }
+
+  #schedule(): void {
+    this.#frame ??= setTimeout(() => {
+      this.#frame = undefined;
+      this.#redraw();
+    }, FRAME_MS);
+  }
+
+  #redraw(): void {
+    if (this.#closing) return;
+    clearTimeout(this.#frame);
+    this.#frame = undefined;
+    const [live, cursor] = this.#compose();
+    this.#screen.render(live, cursor);
+  }
+
+  /** The live region: answer tail, spinner, dialog or picker, queued messages, input, status. */
+  #compose(): [string[], { row: number; col: number } | undefined] {
+    const style = this.#style;
+    const width = this.#screen.columns;
+    const now = Date.now();
+    const live: string[] = [];
+    if (this.#markdown) live.push(...this.#markdown.pending().slice(-6));
+    if (this.#busy && this.#spinner) {
+      const running = [...this.#tools.values()].map((tool) => toolTitle(tool.call, style, width));
+      const label = this.#retry ?? (running.length > 0 ? "running" : this.#spinner.label);
+      live.push(spinnerLine(style, width, label, this.#spinner.since, now));
+      live.push(...running.slice(0, 4).map((line) => `  ${line}`));
+    }
+    live.push(...queuedLines(style, width, this.#queue));
+    let cursor: { row: number; col: number } | undefined;
+    if (this.#approval) {
+      const left = Math.max(0, Math.ceil((this.#approval.deadline - now) / 1000));
+      live.push(...approvalLines(style, width, this.#approval.request, left));
+    } else if (this.#picker) {
+      live.push(...pickerLines(style, width, this.#picker.entries, this.#picker.selected, now));
+    } else {
+      const view = this.#editor.render(width, PROMPT);
+      cursor = { row: live.length + view.cursorRow, col: view.cursorCol };
+      live.push(...view.lines.map((line, index) => {
+        if (index === view.selectedRow) return style.inverse(line);
+        if (view.menuRow !== undefined && index >= view.menuRow) return style.muted(line);
+        if (index === 0 && line.startsWith(PROMPT)) {
+          return style.accent(PROMPT) + line.slice(PROMPT.length);
+        }
+        return line;
+      }));
+    }
+    const conversation = this.#conversation;
+    live.push(statusLine(style, width, {
+      profile: this.#options.profile,
+      model: conversation?.model,
+      provider: conversation?.provider,
+      usage: this.#usage,
+      message: this.#statusMessage ?? (this.#opening && !conversation ? "starting…" : undefined),
+    }));
+    return [live, cursor];
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
