@@ -17,10 +17,10 @@ import { extractGlobalArgs } from "./argv.ts";
 import { versionLine } from "./version.ts";
 
 /**
- * The profile named on the command line when `args` only open the
- * interactive chat (bare `herald`, `herald chat`, with `-p`), on a terminal
- * at both ends; undefined (no profile) or null (not such a run) otherwise.
- * That run skips the command tree: the prompt is drawn before anything else loads.
+ * When `args` only open the interactive chat (bare `herald` or `herald
+ * chat`, with or without `-p`) and both ends are a terminal: the profile
+ * named with `-p` (absent when none). Null for any other run. Such a run
+ * skips the command tree: the prompt is drawn before anything else loads.
  */
 function interactiveChatProfile(args: readonly string[]): { profile?: string } | null {
   if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) return null;
@@ -68,7 +68,7 @@ if (import.meta.main) {
       input: Deno.stdin.readable,
     });
     Deno.stderr.writeSync(new TextEncoder().encode(launch.farewell(result)));
-    Deno.exitCode = result.failed ? 1 : 0;
+    Deno.exitCode = result.failed || result.startFailed ? 1 : 0;
   } else {
     const { run, denoOutput } = await importLazily<typeof import("./app.ts")>("cli/app.ts");
     Deno.exitCode = await run(args, {

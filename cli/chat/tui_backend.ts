@@ -8,14 +8,13 @@
  */
 
 import { Conversation } from "../../core/agent/conversation.ts";
-import { latestSessionIn, recapOf, recentSessions } from "../../core/usecases/sessions.ts";
-import { HeraldError } from "../../core/errors.ts";
+import { continueTarget, recapOf, recentSessions } from "../../core/usecases/sessions.ts";
 import { openAgentRuntimeLazily } from "../../adapters/runtime/lazy_agent_runtime.ts";
 import { createContext } from "../context.ts";
 import { captureOutput } from "../io.ts";
 import type { ProcessEnv } from "../../core/config/mod.ts";
 import type { RecapEntry } from "../../core/sessions/mod.ts";
-import type { ApprovalSurface } from "../../core/tools/approval_policy.ts";
+import { type ApprovalSurface, YOLO_NOTICE } from "../../core/tools/approval_policy.ts";
 
 /** How the backend reaches the screen: approvals and warnings (the TUI's hooks). */
 export interface BackendHooks {
@@ -45,6 +44,8 @@ export interface TuiChatOptions {
 /** What the terminal UI gets once the backend is open. */
 export interface TuiBackend {
   conversation: Conversation;
+  /** The stored session the conversation continues, when it does. */
+  resumed?: string;
   recap(sessionId: string): Promise<RecapEntry[]>;
   recentSessions(): Promise<RecentSession[]>;
 }
@@ -54,25 +55,6 @@ export interface TuiStart {
   resume?: string;
   /** Resume the newest session started in the current folder. */
   continueHere?: boolean;
-}
-
-const YOLO_WARNING = "yolo mode: dangerous commands run without asking; hardline commands and " +
-  "approvals.deny are still refused";
-
-/** The session `--continue` resumes: the newest one started in `cwd`. */
-export async function continueTarget(
-  context: Parameters<typeof latestSessionIn>[0],
-  cwd: string,
-): Promise<string> {
-  const id = await latestSessionIn(context, cwd);
-  if (id === null) {
-    throw new HeraldError(
-      "no_session_here",
-      "not_found",
-      `No session was started in ${cwd} yet; start one with \`herald\` (or pick any with \`herald resume\`)`,
-    );
-  }
-  return id;
 }
 
 /**
@@ -87,7 +69,7 @@ export async function openTuiBackend(
   options: TuiChatOptions,
   start: TuiStart,
   hooks: BackendHooks,
-): Promise<TuiBackend & { resumed?: string }> {
+): Promise<TuiBackend> {
   const c = createContext(captureOutput(), env, profile);
   const paths = await c.paths();
   const context = await c.profileContext();
@@ -106,7 +88,7 @@ export async function openTuiBackend(
     unattended: false,
     onWarning: (file, message) => hooks.warn(`${file}: ${message}`),
   });
-  if (runtime.approvals.yolo) hooks.warn(YOLO_WARNING);
+  if (runtime.approvals.yolo) hooks.warn(YOLO_NOTICE);
   const conversation = await Conversation.open({ runtime, resume });
   return {
     conversation,

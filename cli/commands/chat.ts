@@ -21,8 +21,9 @@ import { type Output, OutputClosedError, printJson } from "../io.ts";
 import { terminalApprovals } from "../chat/approval.ts";
 import { LineReader } from "../chat/lines.ts";
 import { importLazily } from "../../adapters/lazy.ts";
-import { continueTarget } from "../chat/tui_backend.ts";
-import { toolFailure } from "../tui/blocks.ts";
+import { continueTarget } from "../../core/usecases/sessions.ts";
+import { toolFailure } from "../tui/tool_result.ts";
+import { YOLO_NOTICE } from "../../core/tools/approval_policy.ts";
 
 interface ChatOptions {
   query?: string;
@@ -220,6 +221,9 @@ async function chatInTui(c: CliContext, options: ChatOptions, start: StartPoint)
     input: c.input(),
   });
   c.io.err(launch.farewell(result));
+  if (result.startFailed) {
+    throw new HeraldError("chat_not_started", "state", "the chat could not start (see above)");
+  }
   if (result.failed) throw turnFailed();
 }
 
@@ -253,12 +257,7 @@ async function chat(c: CliContext, options: ChatOptions, start: StartPoint): Pro
       approvals: terminalApprovals(c.io, c.interactive && !oneShot ? lines : undefined),
       onWarning: (file, message) => c.io.err(`herald: warning: ${file}: ${message}\n`),
     });
-    if (runtime.approvals.yolo) {
-      c.io.err(
-        "herald: yolo mode: dangerous commands run without asking; hardline commands and " +
-          "approvals.deny are still refused\n",
-      );
-    }
+    if (runtime.approvals.yolo) c.io.err(`herald: ${YOLO_NOTICE}\n`);
     const conversation = await Conversation.open({ runtime, resume: start.resume });
     try {
       if (oneShot) {
@@ -308,12 +307,23 @@ export function registerChat(program: Command, ctx: () => CliContext): void {
       .description(
         "talk to the agent (interactive, piped one turn per line, or one question with -q)",
       )
+      .argument("[prompt...]", "ask this one question (the same as -q)")
       .option("-q, --query <prompt>", "ask one question, print only the final answer, and exit")
       .option("--json", "with -q: print the session id, response and tool calls as JSON")
       .option("-r, --resume <id>", "continue a stored session")
       .option("-c, --continue", "continue the last session started in this folder"),
-  ).action(async (_options: ChatOptions, command: Command) => {
+  ).action(async (prompt: string[], _options: ChatOptions, command: Command) => {
     const options = command.optsWithGlobals() as ChatOptions;
+    if (prompt.length > 0) {
+      if (options.query !== undefined) {
+        throw new HeraldError(
+          "prompt_twice",
+          "usage",
+          'Give the question once: either `herald chat "..."` or `herald chat -q "..."`',
+        );
+      }
+      options.query = prompt.join(" ");
+    }
     await chat(ctx(), options, { resume: options.resume });
   });
 

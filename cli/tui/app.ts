@@ -18,7 +18,8 @@
 import type { Conversation, ConversationResult } from "../../core/agent/conversation.ts";
 import type { AgentEvent, SessionUsage, TurnResult } from "../../core/agent/turn_runtime.ts";
 import type { ToolCall } from "../../core/models/types.ts";
-import type { ApprovalNotice, ApprovalSurface } from "../../core/tools/approval_policy.ts";
+import type { ApprovalNotice } from "../../core/tools/approval_policy.ts";
+import type { BackendHooks } from "../chat/tui_backend.ts";
 import type { ApprovalChoice, ApprovalRequest } from "../../core/tools/types.ts";
 import { toolBlock, toolTitle } from "./blocks.ts";
 import { combineCompleters, pathCompleter, slashCompleter, type SlashEntry } from "./complete.ts";
@@ -27,7 +28,7 @@ import { History } from "./history.ts";
 import { type Key, KeyDecoder } from "./keys.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { LiveScreen } from "./screen.ts";
-import type { Style } from "./style.ts";
+import { sanitizeText, type Style } from "./style.ts";
 import type { TuiTerminal } from "./terminal.ts";
 import { ansi } from "./terminal.ts";
 import {
@@ -45,12 +46,7 @@ import {
 import { wrap } from "./wrap.ts";
 
 /** What the TUI hands the code that opens the conversation. */
-export interface TuiHooks {
-  /** How the runtime asks about dangerous commands: in the TUI. */
-  approvals: ApprovalSurface;
-  /** Shows a warning line (a config file's problem, yolo mode). */
-  warn(message: string): void;
-}
+export type TuiHooks = BackendHooks;
 
 /** Options of {@link runTui}. */
 export interface TuiOptions {
@@ -84,6 +80,8 @@ export interface TuiResult {
   deleted: boolean;
   /** True when a turn failed (the exit code says so). */
   failed: boolean;
+  /** True when the conversation could not be opened (the screen said why). */
+  startFailed: boolean;
 }
 
 /** How long a second Ctrl-C at an idle prompt has to come to exit. */
@@ -95,9 +93,14 @@ const MAX_DIFF_SOURCE_BYTES = 1_000_000;
 
 interface PendingApproval {
   request: ApprovalRequest;
+  /** When the question appeared (epoch ms). */
+  shownAt: number;
   deadline: number;
   answer(choice: ApprovalChoice): void;
 }
+
+/** Keys pressed this soon after the approval question appeared do not answer it. */
+const APPROVAL_GRACE_MS = 400;
 
 const APPROVAL_KEYS: Record<string, ApprovalChoice> = {
   o: "once",
@@ -134,18 +137,23 @@ class ChatTui {
   readonly #queue: string[] = [];
   #busy = false;
   #spinner: { label: string; since: number } | undefined;
-  #retry: string | undefined;
+  /** A failed request waiting for its next attempt: what failed, and when it is retried. */
+  #retry: { message: string; at: number; attempt: number; attempts: number } | undefined;
   #markdown: MarkdownStream | undefined;
   #streamed = "";
   readonly #tools = new Map<string, { call: ToolCall; before: string | null | undefined }>();
   #approval: PendingApproval | undefined;
   #picker: { entries: PickerEntry[]; selected: number } | undefined;
   #exitArmedUntil = 0;
+  /** When the last key arrived (epoch ms), to tell a deliberate key press from typing. */
+  #lastKeyAt = 0;
   #statusMessage: string | undefined;
   #tick: ReturnType<typeof setInterval> | undefined;
   #frame: ReturnType<typeof setTimeout> | undefined;
   #escapeTimer: ReturnType<typeof setTimeout> | undefined;
+  #exitHintTimer: ReturnType<typeof setTimeout> | undefined;
   #failed = false;
+  #startFailed = false;
   #closing = false;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
 
@@ -164,24 +172,29 @@ class ChatTui {
 
   async run(): Promise<TuiResult> {
     const { terminal, style } = this.#options;
-    terminal.setRaw(true);
-    terminal.write(ansi.bracketedPasteOn);
     const stopResize = terminal.onResize(() => this.#redraw());
-    this.#screen.print(
-      [style.bold(`Herald ${this.#options.version}`) + style.muted(` · ${this.#options.cwd}`)],
-      ...this.#compose(),
-    );
-    this.#opening = this.#open();
-    const reading = this.#readKeys();
+    // Killed or hung up: leave like Ctrl-D, so the terminal is given back as it was.
+    const stopSignals = terminal.onTerminate?.(() => void this.#leave()) ?? (() => {});
+    let reading: Promise<void> | undefined;
     try {
+      terminal.setRaw(true);
+      terminal.write(ansi.bracketedPasteOn);
+      this.#screen.print(
+        [style.bold(`Herald ${this.#options.version}`) + style.muted(` · ${this.#options.cwd}`)],
+        ...this.#compose(),
+      );
+      this.#opening = this.#open();
+      reading = this.#readKeys();
       return await this.#done.promise;
     } finally {
       stopResize();
+      stopSignals();
       clearInterval(this.#tick);
       clearTimeout(this.#frame);
       clearTimeout(this.#escapeTimer);
+      clearTimeout(this.#exitHintTimer);
       await this.#reader?.cancel().catch(() => {});
-      await reading.catch(() => {});
+      await reading?.catch(() => {});
       terminal.write(ansi.bracketedPasteOff + ansi.showCursor);
       terminal.setRaw(false);
     }
@@ -197,7 +210,12 @@ class ChatTui {
           ask: (request, { timeoutMs, signal }) => this.#ask(request, timeoutMs, signal),
           onNotice: (notice) => this.#print(this.#noticeLines(notice)),
         },
-        warn: (message) => this.#print([style.warning(`! ${message}`)]),
+        warn: (message) =>
+          this.#print(
+            wrap(`! ${sanitizeText(message)}`, this.#screen.columns).map((line) =>
+              style.warning(line)
+            ),
+          ),
       });
       this.#conversation = conversation;
       this.#usage = conversation.usage;
@@ -207,7 +225,7 @@ class ChatTui {
       this.#redraw();
       return conversation;
     } catch (error) {
-      this.#failed = true;
+      this.#startFailed = true;
       this.#print(this.#errorLines(error));
       await this.#finish({ sessionId: null, deleted: false });
       return undefined;
@@ -243,6 +261,7 @@ class ChatTui {
     if (next !== undefined) await this.#send(next);
   }
 
+  /** Runs one input to its end; never rejects (a failure is shown and remembered). */
   async #send(text: string): Promise<void> {
     const conversation = this.#conversation;
     if (!conversation || this.#closing) return;
@@ -253,24 +272,37 @@ class ChatTui {
     this.#startAnswer();
     this.#tick = setInterval(() => this.#redraw(), 80);
     this.#print(userEcho(style, this.#screen.columns, text));
-    let result: ConversationResult | undefined;
     try {
-      result = await conversation.input(text, { onEvent: (event) => this.#onEvent(event) });
+      const result = await conversation.input(text, {
+        onEvent: (event) => this.#onEvent(event),
+      });
+      this.#stopSpinner();
+      // Still busy: a recap or the picker loads before the next message goes.
+      await this.#show(result);
     } catch (error) {
+      this.#stopSpinner();
       this.#endAnswer();
       this.#failed = true;
       this.#print(this.#errorLines(error));
     } finally {
-      clearInterval(this.#tick);
-      this.#tick = undefined;
+      this.#stopSpinner();
       this.#busy = false;
-      this.#spinner = undefined;
-      this.#tools.clear();
     }
-    if (result) await this.#show(result);
-    this.#usage = conversation.closed ? this.#usage : conversation.usage;
+    if (!conversation.closed) {
+      this.#usage = conversation.usage;
+      // Skills or bundles added meanwhile complete from now on.
+      await this.#refreshCompletions().catch(() => {});
+    }
     this.#redraw();
     if (!this.#closing && this.#queue.length > 0) void this.#drain();
+  }
+
+  #stopSpinner(): void {
+    clearInterval(this.#tick);
+    this.#tick = undefined;
+    this.#spinner = undefined;
+    this.#retry = undefined;
+    this.#tools.clear();
   }
 
   async #show(result: ConversationResult): Promise<void> {
@@ -362,17 +394,23 @@ class ChatTui {
         return;
       }
       case "compressed":
-        return this.#print([style.muted(`· ${event.message}`)]);
+        return this.#print([style.muted(`· ${sanitizeText(event.message)}`)]);
       case "notice":
-        if (event.code === "model_retry") {
-          this.#retry = event.message;
+        if (event.code === "model_retry" && event.retry) {
+          this.#retry = {
+            message: sanitizeText(event.message.split("; retrying")[0]),
+            at: Date.now() + event.retry.delayMs,
+            attempt: event.retry.attempt,
+            attempts: event.retry.attempts,
+          };
           return this.#schedule();
         }
-        return this.#print([
-          event.level === "warning"
-            ? style.warning(`! ${event.message}`)
-            : style.muted(`· ${event.message}`),
-        ]);
+        return this.#print(
+          wrap(
+            `${event.level === "warning" ? "!" : "·"} ${sanitizeText(event.message)}`,
+            this.#screen.columns,
+          ).map((line) => event.level === "warning" ? style.warning(line) : style.muted(line)),
+        );
       case "approval_request":
       case "approval_result":
         return;
@@ -428,7 +466,8 @@ class ChatTui {
         resolve(choice);
       };
       const withdraw = () => answer("deny");
-      const pending: PendingApproval = { request, deadline: Date.now() + timeoutMs, answer };
+      const now = Date.now();
+      const pending: PendingApproval = { request, shownAt: now, deadline: now + timeoutMs, answer };
       this.#approval = pending;
       signal.addEventListener("abort", withdraw, { once: true });
       this.#redraw();
@@ -437,16 +476,17 @@ class ChatTui {
 
   /** An error, wrapped to the screen (never cut: it says what to do). */
   #errorLines(error: unknown): string[] {
-    return wrap(`✗ ${errorMessage(error)}`, this.#screen.columns, { hangingIndent: "  " })
+    const message = sanitizeText(errorMessage(error));
+    return wrap(`✗ ${message}`, this.#screen.columns, { hangingIndent: "  " })
       .map((line) => this.#style.error(line));
   }
 
   #noticeLines(notice: ApprovalNotice): string[] {
     const style = this.#style;
-    if (notice.code === "non_interactive") {
-      return [style.warning(`! denied ${notice.request.tool}: ${notice.request.command}`)];
-    }
-    return [style.warning(`! ${notice.message}`)];
+    const text = notice.code === "non_interactive"
+      ? `! denied ${notice.request.tool}: ${notice.request.command}`
+      : `! ${notice.message}`;
+    return wrap(sanitizeText(text), this.#screen.columns).map((line) => style.warning(line));
   }
 
   // -- keys ----------------------------------------------------------------
@@ -456,17 +496,20 @@ class ChatTui {
     this.#reader = reader;
     try {
       while (!this.#closing) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        this.#keys(this.#decoder.feed(value));
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch {
+          break; // The input was cancelled on the way out.
+        }
+        if (chunk.done) break;
+        this.#keys(this.#decoder.feed(chunk.value));
         clearTimeout(this.#escapeTimer);
         if (this.#decoder.pending) {
           // A lone Escape: no more bytes of a sequence are coming.
           this.#escapeTimer = setTimeout(() => this.#keys(this.#decoder.flush()), 40);
         }
       }
-    } catch {
-      // The input was cancelled on the way out.
     } finally {
       reader.releaseLock();
     }
@@ -475,7 +518,12 @@ class ChatTui {
   }
 
   #keys(keys: readonly Key[]): void {
-    for (const key of keys) this.#onKey(key);
+    try {
+      for (const key of keys) this.#onKey(key);
+    } catch (error) {
+      // A bug in handling one key must not end the chat: show it and go on.
+      this.#print(this.#errorLines(error));
+    }
     this.#redraw();
   }
 
@@ -487,7 +535,9 @@ class ChatTui {
       this.#exitArmedUntil = 0;
       if (this.#statusMessage) this.#statusMessage = undefined;
     }
-    if (this.#approval) return this.#approvalKey(key);
+    const previousKeyAt = this.#lastKeyAt;
+    this.#lastKeyAt = Date.now();
+    if (this.#approval) return this.#approvalKey(key, previousKeyAt);
     if (this.#picker) return this.#pickerKey(key);
     const action = this.#editor.handle(key);
     switch (action.kind) {
@@ -505,13 +555,29 @@ class ChatTui {
     }
   }
 
-  #approvalKey(key: Key): void {
+  /**
+   * A key while the approval question is open. Only a deliberate single key
+   * press answers it: not in the first moments after the question appeared,
+   * and not in the middle of typing (a key soon after the previous one), so
+   * text the user was typing for the queue never answers by accident (it
+   * goes to the input box). Ctrl-C denies and stops the turn.
+   */
+  #approvalKey(key: Key, previousKeyAt: number): void {
     const approval = this.#approval!;
-    if (key.kind === "ctrl" && key.key === "c") return approval.answer("deny");
+    if (key.kind === "ctrl" && key.key === "c") {
+      approval.answer("deny");
+      this.#conversation?.interrupt();
+      return;
+    }
     if (key.kind === "escape") return approval.answer("deny");
-    if (key.kind !== "text") return;
-    const choice = APPROVAL_KEYS[key.text.trim().toLowerCase()[0] ?? ""];
-    if (choice) approval.answer(choice);
+    const now = Date.now();
+    const settled = now - approval.shownAt >= APPROVAL_GRACE_MS &&
+      now - previousKeyAt >= APPROVAL_GRACE_MS;
+    if (key.kind === "text" && key.text.length === 1 && settled) {
+      const choice = APPROVAL_KEYS[key.text.toLowerCase()];
+      if (choice) return approval.answer(choice);
+    }
+    if (key.kind === "text" || key.kind === "paste") this.#editor.handle(key);
   }
 
   #pickerKey(key: Key): void {
@@ -561,7 +627,8 @@ class ChatTui {
     }
     this.#exitArmedUntil = now + EXIT_WINDOW_MS;
     this.#statusMessage = "Press Ctrl-C again to exit";
-    setTimeout(() => {
+    clearTimeout(this.#exitHintTimer);
+    this.#exitHintTimer = setTimeout(() => {
       if (
         this.#statusMessage === "Press Ctrl-C again to exit" && Date.now() >= this.#exitArmedUntil
       ) {
@@ -591,7 +658,7 @@ class ChatTui {
     this.#endAnswer();
     this.#screen.close();
     await this.#reader?.cancel().catch(() => {});
-    this.#done.resolve({ ...closed, failed: this.#failed });
+    this.#done.resolve({ ...closed, failed: this.#failed, startFailed: this.#startFailed });
   }
 
   // -- drawing -------------------------------------------------------------
@@ -631,7 +698,13 @@ class ChatTui {
     if (this.#markdown) live.push(...this.#markdown.pending().slice(-6));
     if (this.#busy && this.#spinner) {
       const running = [...this.#tools.values()].map((tool) => toolTitle(tool.call, style, width));
-      const label = this.#retry ?? (running.length > 0 ? "running" : this.#spinner.label);
+      const retry = this.#retry;
+      const label = retry
+        ? `${retry.message}; retrying in ${Math.max(0, Math.ceil((retry.at - now) / 1000))} s, ` +
+          `attempt ${retry.attempt} of ${retry.attempts}`
+        : running.length > 0
+        ? "running"
+        : this.#spinner.label;
       live.push(spinnerLine(style, width, label, this.#spinner.since, now));
       live.push(...running.slice(0, 4).map((line) => `  ${line}`));
     }

@@ -17,19 +17,16 @@ import type { ToolCall } from "../../core/models/types.ts";
 import { lineDiff, renderDiff } from "./diff.ts";
 import { displayWidth, sanitizeText, type Style, truncate } from "./style.ts";
 import { wrap } from "./wrap.ts";
+import {
+  type Json,
+  parseObject,
+  type ToolEnd,
+  toolFailed,
+  toolFailureLabel,
+} from "./tool_result.ts";
 
-/** A finished tool call, as the agent reports it. */
-export interface ToolEnd {
-  call: ToolCall;
-  ok: boolean;
-  /** One line: the error when the call failed, else the start of the result. */
-  summary: string;
-  durationMs: number;
-  /** The result as the model sees it (JSON text). */
-  content?: string;
-  /** write_file: the file's text before the write, null when it was new. */
-  before?: string | null;
-}
+export { toolFailed, toolFailure } from "./tool_result.ts";
+export type { ToolEnd } from "./tool_result.ts";
 
 /** Output lines shown from the start and from the end of a long output. */
 const HEAD_LINES = 3;
@@ -51,20 +48,6 @@ const TELLING_ARGUMENTS = [
   "action",
   "target",
 ];
-
-type Json = Record<string, unknown>;
-
-function parseObject(text: string | undefined): Json | null {
-  if (text === undefined) return null;
-  try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? value as Json
-      : null;
-  } catch {
-    return null;
-  }
-}
 
 function oneLine(text: string): string {
   return sanitizeText(text).replace(/\s*\n\s*/g, " ⏎ ").trim();
@@ -113,47 +96,6 @@ export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
   const seconds = Math.round(ms / 1000);
   return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s`;
-}
-
-/**
- * True when the call failed from the user's point of view: the tool
- * failed, or a terminal command exited non-zero or timed out.
- *
- * @example
- * ```ts
- * toolFailed({ call, ok: true, summary: "", durationMs: 5, content: '{"exit_code":1}' }); // true
- * ```
- */
-export function toolFailed(end: ToolEnd): boolean {
-  if (!end.ok) return true;
-  const result = parseObject(end.content);
-  if (!result) return false;
-  if (typeof result.error === "string" && typeof result.code === "string") return true;
-  if (end.call.name === "terminal") {
-    return (typeof result.exit_code === "number" && result.exit_code !== 0) ||
-      result.timed_out === true;
-  }
-  return false;
-}
-
-/**
- * Why the call failed, in a few words (`exit 1`, `timed out`, the error),
- * or null when it did not fail from the user's point of view.
- */
-export function toolFailure(end: ToolEnd): string | null {
-  return toolFailed(end) ? failureLabel(end, parseObject(end.content)) : null;
-}
-
-/** Why a failed call failed, in a few words for the status line. */
-function failureLabel(end: ToolEnd, result: Json | null): string {
-  if (end.ok && end.call.name === "terminal" && result) {
-    if (result.timed_out === true) return "timed out";
-    if (typeof result.exit_code === "number" && result.exit_code !== 0) {
-      return `exit ${result.exit_code}`;
-    }
-  }
-  if (result && typeof result.error === "string") return result.error;
-  return end.summary || "failed";
 }
 
 function textLines(text: string): string[] {
@@ -209,7 +151,7 @@ export function toolBlock(end: ToolEnd, style: Style, width: number): string[] {
   const lines: string[] = [];
   if (failed) {
     // The reason on the status line, wrapped below it when long; the duration after it.
-    const label = oneLine(failureLabel(end, result));
+    const label = oneLine(toolFailureLabel(end, result));
     const tail = duration ? style.muted(` · ${duration}`) : "";
     const wrapped = wrap(style.error(label), width - displayWidth(tail), {
       indent: `  ${style.error("✗")} `,
@@ -271,7 +213,9 @@ function patchPreview(args: Json, result: Json | null, style: Style, width: numb
   if (result?.no_change === true) {
     lines.push(style.muted(truncate("  no change: the file already said this", width)));
   } else if (typeof args.old_string === "string" && typeof args.new_string === "string") {
-    const diff = lineDiff(args.old_string, args.new_string);
+    // The strings are a snippet of the file: their line numbers would not be the file's.
+    const diff = lineDiff(args.old_string, args.new_string)
+      .map(({ oldNo: _old, newNo: _new, ...line }) => line);
     lines.push(...indent(renderDiff(diff, style, width - 2, DIFF_LINES)));
   }
   if (typeof result?.replacements === "number" && result.replacements > 1) {

@@ -44,8 +44,11 @@ export interface SlashEntry {
   description: string;
 }
 
-/** The most directory entries {@link pathCompleter} reads from one folder. */
+/** The most paths {@link pathCompleter} offers from one folder. */
 export const MAX_PATH_ENTRIES = 200;
+
+/** The most entries of one folder it looks at (a huge folder must not stall a key press). */
+const MAX_SCANNED_ENTRIES = 20_000;
 
 /**
  * Completes `/na` at the very start of the input (the cursor still in that
@@ -82,7 +85,7 @@ export function slashCompleter(entries: () => readonly SlashEntry[]): Completer 
  * and folders its typed part names, relative to `cwd` (or absolute after
  * `@/`); folders end with "/". Names match ignoring case; hidden entries are
  * offered only when the typed name starts with "."; at most
- * {@link MAX_PATH_ENTRIES} entries of the folder are read. A folder that
+ * {@link MAX_PATH_ENTRIES} matches are offered. A folder that
  * cannot be read yields no candidates.
  */
 export function pathCompleter(cwd: string): Completer {
@@ -121,10 +124,11 @@ function listFolder(folder: string, prefix: string): { name: string; isFolder: b
   try {
     let read = 0;
     for (const entry of Deno.readDirSync(folder)) {
-      if (++read > MAX_PATH_ENTRIES) break;
+      if (++read > MAX_SCANNED_ENTRIES) break;
       if (entry.name.startsWith(".") && !hidden) continue;
       if (!entry.name.toLowerCase().startsWith(prefix)) continue;
       found.push({ name: entry.name, isFolder: isFolder(folder, entry) });
+      if (found.length >= MAX_PATH_ENTRIES) break;
     }
   } catch {
     return [];

@@ -195,19 +195,20 @@ export function renderDiff(
   maxLines = 40,
 ): string[] {
   const shown = lines.length > maxLines ? lines.slice(0, Math.max(0, maxLines)) : lines;
+  // Lines without numbers (a snippet, not a file) get no number column.
   const digits = Math.max(
-    1,
+    0,
     ...shown.map((line) =>
       String(line.kind === "del" ? line.oldNo ?? "" : line.newNo ?? line.oldNo ?? "").length
     ),
   );
   const out = shown.map((line) => {
     if (line.kind === "gap") {
-      return style.muted(truncate(`${" ".repeat(digits)} ⋯ ${line.text}`, width));
+      return style.muted(truncate(`${" ".repeat(Math.max(1, digits))} ⋯ ${line.text}`, width));
     }
     const number = line.kind === "del" ? line.oldNo : line.newNo ?? line.oldNo;
     const sign = line.kind === "add" ? "+" : line.kind === "del" ? "-" : " ";
-    const gutter = `${String(number ?? "").padStart(digits)} ${sign} `;
+    const gutter = digits === 0 ? `${sign} ` : `${String(number ?? "").padStart(digits)} ${sign} `;
     const text = sanitizeText(line.text).replaceAll("\n", " ");
     const full = truncate(gutter + text, width);
     if (line.kind === "add") return style.green(full);

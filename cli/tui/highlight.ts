@@ -290,6 +290,7 @@ export class CodeHighlighter {
   readonly #palette: Palette;
   #open: Open | null = null;
 
+  /** A highlighter for code in `language` (generic rules when unknown or absent). */
   constructor(language: string | undefined, style: Style) {
     this.#rules = rulesFor(language);
     this.#style = style;

@@ -382,6 +382,7 @@ export class MarkdownStream {
   #tail = "";
   #preview: string[] | null = null;
 
+  /** A stream rendering with `style`, its lines at most `width` columns wide. */
   constructor(style: Style, width: number) {
     this.#blocks = new BlockRenderer(style, Math.max(1, Math.floor(width)));
   }

@@ -11,8 +11,30 @@
  * @module
  */
 
-import { truncate } from "./style.ts";
+import { displayWidth, truncate } from "./style.ts";
 import { ansi, type TuiTerminal } from "./terminal.ts";
+
+// deno-lint-ignore no-control-regex
+const SGR = /\x1b\[[0-9;:]*m/g;
+// deno-lint-ignore no-control-regex
+const CONTROL =
+  /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?|[\x00-\x1f\x7f-\x9f]/g;
+
+/**
+ * `line` with nothing but colours and text: any other escape sequence or
+ * control character (a cursor move, a carriage return, a newline) is
+ * removed, so whatever a renderer let through cannot move the cursor or
+ * break the region's row count.
+ */
+export function safeLine(line: string): string {
+  let out = "";
+  let last = 0;
+  for (const match of line.matchAll(SGR)) {
+    out += line.slice(last, match.index).replace(CONTROL, "") + match[0];
+    last = match.index + match[0].length;
+  }
+  return out + line.slice(last).replace(CONTROL, "");
+}
 
 /** Where the cursor goes in the live region: a row of it and a column. */
 export interface CursorSpot {
@@ -29,6 +51,10 @@ export class LiveScreen {
   #cursorRow = 0;
   /** Rows of the live region on the screen now. */
   #drawn = 0;
+  /** The display width of each line drawn, the cursor's column, and the window's width then. */
+  #drawnWidths: number[] = [];
+  #cursorCol = 0;
+  #drawnColumns = 0;
 
   /** A screen drawing on `terminal`. */
   constructor(terminal: TuiTerminal) {
@@ -51,7 +77,7 @@ export class LiveScreen {
     }
     if (lines.length === 0 && !live) return;
     const width = this.columns;
-    const text = lines.map((line) => `${truncate(line, width)}\r\n`).join("");
+    const text = lines.map((line) => `${truncate(safeLine(line), width)}\r\n`).join("");
     this.#terminal.write(
       ansi.beginFrame + ansi.hideCursor + this.#erase() + text + this.#draw() + ansi.endFrame,
     );
@@ -84,10 +110,25 @@ export class LiveScreen {
   /** Moves the cursor to the region's first row and clears everything below it. */
   #erase(): string {
     if (this.#drawn === 0) return "\r";
-    const sequence = ansi.up(this.#cursorRow) + "\r" + ansi.clearDown;
+    const sequence = ansi.up(this.#rowsAboveCursor()) + "\r" + ansi.clearDown;
     this.#drawn = 0;
     this.#cursorRow = 0;
     return sequence;
+  }
+
+  /**
+   * Screen rows between the region's first row and the cursor's. The same
+   * as the cursor's row in the region, unless the window got narrower since
+   * the region was drawn: terminals then rewrap the lines that no longer
+   * fit, and each takes as many rows as it now needs.
+   */
+  #rowsAboveCursor(): number {
+    const columns = this.columns;
+    if (columns >= this.#drawnColumns) return this.#cursorRow;
+    const rowsOf = (cells: number) => Math.max(1, Math.ceil(cells / columns));
+    let rows = 0;
+    for (let i = 0; i < this.#cursorRow; i++) rows += rowsOf(this.#drawnWidths[i]);
+    return rows + Math.floor(this.#cursorCol / columns);
   }
 
   /** Draws the region from the cursor's row (the region's first) and places the cursor. */
@@ -97,18 +138,23 @@ export class LiveScreen {
     // Never taller than the window: a region that scrolls could not be found again.
     const keep = Math.max(1, rows - 1);
     const skipped = Math.max(0, this.#live.length - keep);
-    const lines = this.#live.slice(skipped).map((line) => truncate(line, width));
+    const lines = this.#live.slice(skipped).map((line) => truncate(safeLine(line), width));
     if (lines.length === 0) return "";
     let text = lines.join("\r\n");
     const last = lines.length - 1;
     const cursor = this.#cursor;
     let row = last;
+    let col = displayWidth(lines[last]);
     if (cursor) {
       row = Math.min(last, Math.max(0, cursor.row - skipped));
-      text += ansi.up(last - row) + ansi.column(Math.min(cursor.col, width - 1)) + ansi.showCursor;
+      col = Math.min(cursor.col, width - 1);
+      text += ansi.up(last - row) + ansi.column(col) + ansi.showCursor;
     }
     this.#drawn = lines.length;
     this.#cursorRow = row;
+    this.#cursorCol = col;
+    this.#drawnWidths = lines.map(displayWidth);
+    this.#drawnColumns = width;
     return text;
   }
 }

@@ -14,6 +14,11 @@ export interface TuiTerminal {
   size(): { columns: number; rows: number };
   /** Calls `listener` when the window is resized; returns a function that stops it. */
   onResize(listener: () => void): () => void;
+  /**
+   * Calls `listener` when the process is told to end (SIGTERM, SIGHUP), in
+   * place of dying at once; returns a function that stops it.
+   */
+  onTerminate?(listener: () => void): () => void;
   /** Raw key bytes. */
   readonly input: ReadableStream<Uint8Array>;
   /** Turns raw mode (no echo, no line buffering, Ctrl-C as a byte) on or off. */
@@ -46,6 +51,13 @@ export function processTerminal(input: ReadableStream<Uint8Array>): TuiTerminal 
         return () => {};
       }
       return () => Deno.removeSignalListener("SIGWINCH", listener);
+    },
+    onTerminate(listener) {
+      const signals: Deno.Signal[] = ["SIGTERM", "SIGHUP"];
+      for (const signal of signals) Deno.addSignalListener(signal, listener);
+      return () => {
+        for (const signal of signals) Deno.removeSignalListener(signal, listener);
+      };
     },
     input,
     setRaw(raw) {

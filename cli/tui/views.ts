@@ -7,9 +7,10 @@
  */
 
 import type { ApprovalRequest } from "../../core/tools/types.ts";
+import type { RecentSession } from "../chat/tui_backend.ts";
 import type { SessionUsage } from "../../core/agent/turn_runtime.ts";
 import { renderMarkdown } from "./markdown.ts";
-import { createStyle, type Style, truncate } from "./style.ts";
+import { createStyle, sanitizeText, type Style, truncate } from "./style.ts";
 import { wrap } from "./wrap.ts";
 
 /** The prompt glyph the input box starts with (tests and the bench look for it). */
@@ -55,9 +56,11 @@ export function userEcho(style: Style, width: number, text: string): string[] {
 
 /** The lines a queued message shows below the spinner until its turn comes. */
 export function queuedLines(style: Style, width: number, queued: readonly string[]): string[] {
-  return queued.map((text) =>
-    truncate(style.muted(`  ↳ queued: ${text.replace(/\s+/g, " ").trim()}`), width)
+  const shown = queued.slice(0, QUEUED_LINES).map((text) =>
+    truncate(style.muted(`  ↳ queued: ${sanitizeText(text).replace(/\s+/g, " ").trim()}`), width)
   );
+  const more = queued.length - shown.length;
+  return more > 0 ? [...shown, style.muted(`  ↳ and ${more} more queued`)] : shown;
 }
 
 /** What the status line shows. */
@@ -98,6 +101,12 @@ export function statusLine(style: Style, width: number, info: StatusInfo): strin
   return truncate(style.muted(styled), width);
 }
 
+/** Lines of the command an approval question shows at most (the window must hold the question). */
+const APPROVAL_COMMAND_LINES = 8;
+
+/** Queued messages listed one per line at most; more are counted. */
+const QUEUED_LINES = 3;
+
 /** The approval question shown in place of the input box. */
 export function approvalLines(
   style: Style,
@@ -105,9 +114,21 @@ export function approvalLines(
   request: ApprovalRequest,
   secondsLeft: number,
 ): string[] {
+  // What the model or a server sent is shown as text, never as terminal control.
+  const command = wrap(sanitizeText(request.command), width - 4);
+  const shown = command.length > APPROVAL_COMMAND_LINES
+    ? [
+      ...command.slice(0, APPROVAL_COMMAND_LINES - 1),
+      `… ${command.length - APPROVAL_COMMAND_LINES + 1} more lines`,
+    ]
+    : command;
   return [
-    style.warning(`! ${request.tool} wants to run a dangerous command (${request.reason}):`),
-    ...wrap(request.command, width - 4).map((line) => `    ${style.bold(line)}`),
+    style.warning(
+      `! ${sanitizeText(request.tool)} wants to run a dangerous command (${
+        sanitizeText(request.reason)
+      }):`,
+    ),
+    ...shown.map((line) => `    ${style.bold(line)}`),
     `  ${style.bold("o")}nce · this ${style.bold("s")}ession · ${style.bold("a")}lways · ${
       style.bold("d")
     }eny  ${style.muted(`(denied in ${secondsLeft} s)`)}`,
@@ -115,13 +136,7 @@ export function approvalLines(
 }
 
 /** One session the picker offers. */
-export interface PickerEntry {
-  id: string;
-  title: string | null;
-  /** Epoch milliseconds of its last message (or start). */
-  lastActive: number;
-  firstLine: string;
-}
+export type PickerEntry = RecentSession;
 
 /** The session picker: a title line and a window of entries around the highlighted one. */
 export function pickerLines(
@@ -138,8 +153,8 @@ export function pickerLines(
   const start = Math.max(0, Math.min(selected - 3, entries.length - rows));
   const shown = entries.slice(start, start + rows).map((entry, offset) => {
     const index = start + offset;
-    const name = entry.title ?? entry.firstLine ?? entry.id;
-    const detail = entry.title ? ` · ${entry.firstLine}` : "";
+    const name = sanitizeText(entry.title || entry.firstLine || entry.id);
+    const detail = entry.title && entry.firstLine ? ` · ${sanitizeText(entry.firstLine)}` : "";
     const text = `${index === selected ? "❯" : " "} ${name}  ${
       style.muted(`${age(entry.lastActive, now)}${detail}`)
     }`;
@@ -166,7 +181,7 @@ export function recapLines(style: Style, width: number, recap: readonly RecapLin
   const lines = [style.muted("─ where you left off " + "─".repeat(Math.max(0, width - 22)))];
   for (const entry of recap) {
     if (entry.role === "user") {
-      const body = wrap(entry.text, width - PROMPT.length);
+      const body = wrap(sanitizeText(entry.text), width - PROMPT.length);
       lines.push(...body.map((line, index) => style.bold(`${index === 0 ? PROMPT : "  "}${line}`)));
     } else {
       // The answer's Markdown without its markers, dimmed as a whole.

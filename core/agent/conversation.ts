@@ -143,7 +143,7 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-const count = new Intl.NumberFormat("en-US");
+const numberFormat = new Intl.NumberFormat("en-US");
 
 /** What `/usage` shows for `session`. */
 function usageText(session: TurnSession): string {
@@ -151,14 +151,18 @@ function usageText(session: TurnSession): string {
   if (!usage) return "This runtime does not report its usage.";
   const window = usage.contextWindow;
   const context = window
-    ? `${count.format(usage.contextTokens)} of ${count.format(window)} tokens (${
+    ? `${numberFormat.format(usage.contextTokens)} of ${numberFormat.format(window)} tokens (${
       Math.round(usage.contextTokens / window * 100)
     }%)`
-    : `${count.format(usage.contextTokens)} tokens (the window is known after the first turn)`;
+    : `${
+      numberFormat.format(usage.contextTokens)
+    } tokens (the window is known after the first turn)`;
   return [
     `Context: ${context}`,
     `This run: ${usage.modelCalls} model call${usage.modelCalls === 1 ? "" : "s"}, ` +
-    `${count.format(usage.inputTokens)} tokens in, ${count.format(usage.outputTokens)} out`,
+    `${numberFormat.format(usage.inputTokens)} tokens in, ${
+      numberFormat.format(usage.outputTokens)
+    } out`,
     `Model: ${session.provider}/${session.model}`,
   ].join("\n");
 }

@@ -29,6 +29,10 @@
 import { HeraldError } from "../errors.ts";
 import type { ApprovalChoice, ApprovalRequest } from "./types.ts";
 
+/** What a surface tells the user when a run starts in yolo mode. */
+export const YOLO_NOTICE = "yolo mode: dangerous commands run without asking; hardline commands " +
+  "and approvals.deny are still refused";
+
 /** How long an approval question waits for an answer before it is denied. */
 export const APPROVAL_TIMEOUT_MS = 120_000;
 

@@ -158,6 +158,23 @@ export async function latestSessionIn(
   );
 }
 
+/**
+ * The session `--continue` resumes: the newest one started in `cwd`.
+ *
+ * @throws HeraldError `no_session_here` (not found) when none was started there.
+ */
+export async function continueTarget(profile: ProfileContext, cwd: string): Promise<string> {
+  const id = await latestSessionIn(profile, cwd);
+  if (id === null) {
+    throw new HeraldError(
+      "no_session_here",
+      "not_found",
+      `No session was started in ${cwd} yet; start one with \`herald\` (or pick any with \`herald resume\`)`,
+    );
+  }
+  return id;
+}
+
 /** Which sessions {@link recentSessions} offers. */
 export interface RecentSessionsRequest extends ResumeFilter {
   /** How many, at most. */

@@ -76,3 +76,33 @@ Deno.test("chat -q --json reports hit_max_turns, and leaving ends the stored ses
     store.close();
   }
 });
+
+Deno.test('chat "prompt" asks one question like -q; a prompt and -q together are refused', async () => {
+  await using home = await tempDir();
+  await using model = await startModelServer({ replies: [{ text: "Hi back." }] });
+  await configureModel(home.path, model.openaiBaseUrl);
+  const asked = await herald(home.path, "chat", "hello", "there");
+  assert.equal(asked.code, 0, asked.stderr);
+  assert.equal(asked.stdout, "Hi back.\n");
+  const body = model.requests[0].body as { messages: { role: string; content: string }[] };
+  assert.equal(body.messages.at(-1)?.content, "hello there");
+  const twice = await herald(home.path, "chat", "hello", "-q", "again");
+  assert.equal(twice.code, 2);
+  assert.match(twice.stderr, /Give the question once/);
+  assert.equal(model.requests.length, 1);
+});
+
+Deno.test("the plain chat shows a command that exits non-zero as failed, with its exit code", async () => {
+  await using home = await tempDir();
+  await using model = await startModelServer({
+    replies: [
+      { toolCalls: [{ name: "terminal", arguments: { command: "exit 3" } }] },
+      { text: "It failed." },
+    ],
+  });
+  await configureModel(home.path, model.openaiBaseUrl);
+  const asked = await herald(home.path, "chat", "-q", "run it");
+  assert.equal(asked.code, 0, asked.stderr);
+  assert.match(asked.stderr, /failed terminal: exit 3 \(\d+ ms\)/);
+  assert.doesNotMatch(asked.stderr, /ok terminal/);
+});

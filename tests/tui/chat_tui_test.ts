@@ -149,8 +149,8 @@ Deno.test("tui: a command that exits 1 shows as failed with its exit code", asyn
   screen.press("enter");
   await screen.waitFor("The command failed.");
   const text = screen.allText();
-  assert.match(text, /exit 1/);
-  assert.match(text, /oops/);
+  assert.match(text, /✗ exit 1 · /, "the status line of the block says failed, with the code");
+  assert.match(text, /│ oops/, "the output is previewed");
   await screen.snapshot("failed-command");
 });
 
@@ -256,6 +256,8 @@ Deno.test("tui: a dangerous command asks in the TUI and a denial is shown", asyn
   screen.press("enter");
   await screen.waitFor("wants to run a dangerous command");
   await screen.snapshot("approval-dialog");
+  // A deliberate key press: the question ignores keys in its first moments.
+  await new Promise((resolve) => setTimeout(resolve, 500));
   await screen.type("d");
   await screen.waitFor("Understood, not deleting.");
   assert.ok((await Deno.stat(join(s.work, "build"))).isDirectory, "nothing was deleted");
@@ -277,4 +279,71 @@ Deno.test("tui: the spinner says when a request is retried, and for how long", a
   await screen.waitFor(/retrying in [23] s, attempt 2 of \d/);
   await screen.snapshot("retrying");
   await screen.waitFor("Back again.");
+});
+
+Deno.test("tui: with no model set up, herald says to run herald setup and exits 1", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "home");
+  await using screen = PtyScreen.spawn({
+    cwd: dir.path,
+    env: { HERALD_HOME: home, HOME: home },
+    args: [],
+  });
+  await screen.waitFor("run `herald setup`");
+  await screen.snapshot("no-model");
+  assert.equal((await screen.exited).exitCode, 1);
+});
+
+Deno.test("tui: Ctrl-C stops a streamed answer, and queued messages return to the input box", async () => {
+  await using dir = await tempDir();
+  const answer = Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ");
+  await using server = await startModelServer({
+    replies: [{ text: answer, chunkSize: 4, chunkDelayMs: 50 }],
+  });
+  const s = await setup(dir.path, server);
+  await using screen = openChat(s);
+  await ready(screen);
+  await screen.type("go on and on");
+  screen.press("enter");
+  await screen.waitFor("w3");
+  await screen.type("next question");
+  screen.press("enter");
+  await screen.waitFor("queued: next question");
+  screen.press("ctrl-c");
+  await screen.waitFor("(interrupted)");
+  await screen.waitFor(/^› next question/m);
+  await screen.snapshot("interrupted-queue-restored");
+  assert.ok(!screen.allText().includes("w199"), "the answer stopped");
+  assert.equal(userMessages(server).length, 1, "the queued message was not sent");
+});
+
+Deno.test("tui: text typed while an approval question appears does not answer it", async () => {
+  await using dir = await tempDir();
+  await using server = await startModelServer({
+    replies: [
+      { toolCalls: [{ name: "terminal", arguments: { command: "rm -rf build" } }] },
+      { text: "Left it alone." },
+    ],
+  });
+  const s = await setup(dir.path, server);
+  await Deno.mkdir(join(s.work, "build"));
+  await using screen = openChat(s);
+  await ready(screen);
+  await screen.type("clean up");
+  screen.press("enter");
+  await screen.waitFor("wants to run a dangerous command");
+  // A sentence starting with "a" (always), as if the user kept typing for the queue.
+  screen.write("also tell me more");
+  // The spinner keeps drawing, so the screen never settles: give the keys time to arrive.
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  assert.match(screen.text(), /wants to run a dangerous command/, "the question is still open");
+  assert.ok((await Deno.stat(join(s.work, "build"))).isDirectory, "nothing was approved");
+  screen.press("escape");
+  await screen.waitFor("Left it alone.");
+  // What was typed is kept in the input box, not lost.
+  await screen.waitFor(/^› also tell me more/m);
+  await screen.snapshot("approval-typing-goes-to-input");
+  assert.ok((await Deno.stat(join(s.work, "build"))).isDirectory, "denied: still there");
+  const config = await Deno.readTextFile(join(s.home, "config.yaml"));
+  assert.ok(!config.includes("rm_recursive"), "no rule was saved");
 });

@@ -167,10 +167,11 @@ Deno.test("a patch shows the diff of old_string to new_string and lint errors", 
   );
   assert.deepEqual(lines, [
     "  ✓ 12ms",
-    "  1   a",
-    "  2 - b",
-    "  2 + B",
-    "  3   c",
+    // A snippet of the file: no line numbers (they would not be the file's).
+    "    a",
+    "  - b",
+    "  + B",
+    "    c",
     "  2 replacements",
     "  ! lint: 2:1 Unexpected token",
   ]);
