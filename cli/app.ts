@@ -6,7 +6,7 @@
  * @module
  */
 
-import { Command } from "commander";
+import { Command, Help, Option } from "commander";
 import type { ProcessEnv } from "../core/config/mod.ts";
 import { HeraldError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
@@ -71,9 +71,6 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
     .description(`Herald ${VERSION}: a conversational AI agent that runs on your machine`)
     // The version line reads .git, so it is only built when asked for (see run()).
     .option("-v, --version", "print the version and commit (also -V)")
-    .option("-p, --profile <name>", "run against a named profile (any position)")
-    // Taken out of argv before the tree sees it (cli/argv.ts); listed here for --help.
-    .option("-C, --cd <dir>", "run as if started in <dir> (any position)")
     .option(
       "--safe-mode",
       "ignore config.yaml, rules files, plugins and MCP servers (credentials still load)",
@@ -81,6 +78,7 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
     .helpOption("-h, --help", "show help")
     .addHelpCommand(false)
     .addHelpText("after", ENTRY_HELP);
+  listGlobalOptions(program);
 
   registerChat(program, context);
   registerSessions(program, context);
@@ -101,6 +99,25 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   return program;
 }
 
+/**
+ * `-p` and `-C` are taken out of argv before the tree sees it
+ * (cli/argv.ts extractGlobalArgs), so the tree lists them in `--help`
+ * without parsing them: a prompt or an option's value such as "-Cool
+ * stuff" reaches its command as typed.
+ */
+function listGlobalOptions(program: Command): void {
+  const listed = [
+    new Option("-p, --profile <name>", "run against a named profile (any position)"),
+    new Option("-C, --cd <dir>", "run as if started in <dir> (any position)"),
+  ];
+  program.configureHelp({
+    visibleOptions(this: Help, command: Command): Option[] {
+      const shown = Help.prototype.visibleOptions.call(this, command);
+      return command === program ? [shown[0], ...listed, ...shown.slice(1)] : shown;
+    },
+  });
+}
+
 /** The names a command answers to. */
 function namesOf(command: Command): string[] {
   return [command.name(), ...command.aliases()];
@@ -118,12 +135,17 @@ function registerHelp(program: Command): void {
         if (!next) {
           const near = nearCommand(word, target.commands.flatMap(namesOf));
           const where = path.length > 0 ? `herald ${path.join(" ")}` : "herald";
+          // Several words after `help` (`herald help me fix this`) were likely meant for the agent.
+          const prompt = ["help", ...words].join(" ");
           throw new HeraldError(
             "unknown_command",
             "usage",
             `Unknown command "${[...path, word].join(" ")}"` +
               (near ? ` (did you mean \`herald help ${[...path, near].join(" ")}\`?)` : "") +
-              `; run \`${where} --help\` to see the commands`,
+              `; run \`${where} --help\` to see the commands` +
+              (path.length === 0 && words.length > 1
+                ? `. To send "${prompt}" to the agent as a prompt, run \`herald -- ${prompt}\``
+                : ""),
           );
         }
         path.push(next.name());

@@ -43,20 +43,25 @@ function valueAfter(argv: readonly string[], i: number, example: string): string
 }
 
 /**
- * Takes `-p X`, `-pX`, `--profile X`, `--profile=X` and `-C DIR`, `-CDIR`,
- * `--cd DIR`, `--cd=DIR` out of `argv`, in any position before a `--`
- * terminator. The last one of each given wins.
+ * Takes `-p X`, `--profile X`, `--profile=X` and `-C DIR`, `--cd DIR`,
+ * `--cd=DIR` out of `argv`, in any position before a `--` terminator. The
+ * attached forms `-pX` and `-CDIR` count only before the first word that is
+ * not an option (the command, or the prompt): after it, `-Cool stuff` is
+ * prompt text and `-pfoo` an option's value. The last one of each given wins.
  *
  * @example
  * ```ts
  * extractGlobalArgs(["config", "show", "-p", "work"]) // { profile: "work", rest: ["config", "show"] }
  * extractGlobalArgs(["-C", "../app", "sessions", "list"]).cd // "../app"
+ * extractGlobalArgs(["chat", "-q", "-Cool stuff"]).cd // undefined
  * ```
  */
 export function extractGlobalArgs(argv: readonly string[]): GlobalArgs {
   const rest: string[] = [];
   let profile: string | undefined;
   let cd: string | undefined;
+  // The attached forms count until the first word that is not an option.
+  let attached = true;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--") {
@@ -72,16 +77,17 @@ export function extractGlobalArgs(argv: readonly string[]): GlobalArgs {
       i++;
     } else if (arg.startsWith("--profile=")) {
       profile = arg.slice("--profile=".length);
-    } else if (arg.startsWith("-p") && arg.length > 2 && !arg.startsWith("--")) {
+    } else if (attached && arg.startsWith("-p") && arg.length > 2 && !arg.startsWith("--")) {
       profile = arg.slice(2).replace(/^=/, "");
     } else if (arg === "-C" || arg === "--cd") {
       cd = valueAfter(argv, i, `a folder, for example \`herald ${arg} ~/project sessions list\``);
       i++;
     } else if (arg.startsWith("--cd=")) {
       cd = arg.slice("--cd=".length);
-    } else if (arg.startsWith("-C") && arg.length > 2) {
+    } else if (attached && arg.startsWith("-C") && arg.length > 2) {
       cd = arg.slice(2).replace(/^=/, "");
     } else {
+      if (arg === "-" || !arg.startsWith("-")) attached = false;
       rest.push(arg);
     }
   }

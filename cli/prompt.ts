@@ -11,6 +11,7 @@
  */
 
 import { HeraldError } from "../core/errors.ts";
+import { LineReader } from "./chat/lines.ts";
 import type { CliContext } from "./context.ts";
 
 /** What a {@link Prompter} reads from and writes to. */
@@ -99,6 +100,9 @@ type Echo = "text" | "mask";
  */
 export class Prompter {
   readonly #io: PromptIO;
+  /** Piped input, read a line per answer. */
+  #lines: LineReader | undefined;
+  /** Terminal input, read key by key (raw mode). */
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly #decoder = new TextDecoder();
   #buffer = "";
@@ -193,8 +197,14 @@ export class Prompter {
     }
   }
 
-  /** Releases the input (a question still waiting gives up). Safe to call more than once. */
+  /**
+   * Releases the input (a question still waiting gives up); piped input is
+   * closed, being read to its end. Safe to call more than once.
+   */
   async close(): Promise<void> {
+    const lines = this.#lines;
+    this.#lines = undefined;
+    await lines?.close();
     const reader = this.#reader;
     this.#reader = undefined;
     if (!reader) return;
@@ -223,21 +233,8 @@ export class Prompter {
 
   /** One line of piped input, or undefined at its end. */
   async #readLine(): Promise<string | undefined> {
-    while (true) {
-      const newline = this.#buffer.indexOf("\n");
-      if (newline !== -1) {
-        const line = this.#buffer.slice(0, newline).replace(/\r$/, "");
-        this.#buffer = this.#buffer.slice(newline + 1);
-        return line;
-      }
-      if (this.#ended) {
-        if (this.#buffer === "") return undefined;
-        const rest = this.#buffer;
-        this.#buffer = "";
-        return rest;
-      }
-      await this.#fill();
-    }
+    this.#lines ??= new LineReader(this.#io.input);
+    return (await this.#lines.next()) ?? undefined;
   }
 
   /** A line typed key by key on a terminal in raw mode. */

@@ -19,6 +19,16 @@ export interface ProviderInfo {
   baseUrl?: string;
   /** Environment variable holding the key. */
   keyEnv: string;
+  /**
+   * A variable read when {@link keyEnv} holds no key: `custom` once shared
+   * `OPENAI_API_KEY`, so setups made then keep working. Never written.
+   */
+  legacyKeyEnv?: string;
+  /**
+   * A path under the endpoint that answers only to a valid key, for a
+   * provider whose model list is public (OpenRouter's `GET /api/v1/key`).
+   */
+  keyCheckPath?: string;
   /** True for local servers that need no key. */
   keyless: boolean;
 }
@@ -40,6 +50,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     baseUrl: "https://openrouter.ai/api/v1",
     keyEnv: "OPENROUTER_API_KEY",
     keyless: false,
+    keyCheckPath: "/key",
   },
   {
     id: "anthropic",
@@ -93,7 +104,8 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     id: "custom",
     label: "Any OpenAI-compatible endpoint (set model.base_url)",
     wire: "openai",
-    keyEnv: "OPENAI_API_KEY",
+    keyEnv: "CUSTOM_API_KEY",
+    legacyKeyEnv: "OPENAI_API_KEY",
     keyless: true,
   },
 ];
@@ -115,6 +127,48 @@ export function providerInfo(id: string): ProviderInfo {
     keyEnv: `${id.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`,
     keyless: true,
   };
+}
+
+/**
+ * The variable a provider's key is read from in `env`: its own
+ * {@link ProviderInfo.keyEnv} when that holds a key, else its
+ * {@link ProviderInfo.legacyKeyEnv} when that one does, else its own.
+ *
+ * @example
+ * ```ts
+ * const env = (name: string) => name === "OPENAI_API_KEY" ? "sk-1" : undefined;
+ * providerKeyVariable(providerInfo("custom"), env); // "OPENAI_API_KEY"
+ * providerKeyVariable(providerInfo("openrouter"), env); // "OPENROUTER_API_KEY"
+ * ```
+ */
+export function providerKeyVariable(
+  info: ProviderInfo,
+  env: (name: string) => string | undefined,
+): string {
+  const holdsKey = (name: string) => {
+    const value = env(name)?.trim();
+    return value !== undefined && value !== "" && !/^\$\{[^}]*\}$/.test(value);
+  };
+  if (info.legacyKeyEnv === undefined || holdsKey(info.keyEnv)) return info.keyEnv;
+  return holdsKey(info.legacyKeyEnv) ? info.legacyKeyEnv : info.keyEnv;
+}
+
+/**
+ * True when variable `name` holds the key of a known provider other than
+ * `provider` (its key variable, or a numbered one of its pool such as
+ * `OPENAI_API_KEY_2`).
+ *
+ * @example
+ * ```ts
+ * isOtherProviderKey("OPENAI_API_KEY", "custom"); // true
+ * isOtherProviderKey("CUSTOM_API_KEY", "custom"); // false
+ * ```
+ */
+export function isOtherProviderKey(name: string, provider: string): boolean {
+  return PROVIDERS.some((other) =>
+    other.id !== provider &&
+    (name === other.keyEnv || new RegExp(`^${other.keyEnv}_\\d+$`).test(name))
+  );
 }
 
 /**

@@ -44,8 +44,43 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+/** Control characters (a line break, a tab, ...): never in a path a launcher holds. */
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/**
+ * Refuses a path (or name) a launcher would hold when it has a control
+ * character: a line break there would end the comment or the quoted value
+ * it is in and start a line of script.
+ *
+ * @example
+ * ```ts
+ * checkLauncherPath("checkout path", "/src/herald");      // fine
+ * checkLauncherPath("checkout path", "/src/x\nrm -rf ~"); // throws
+ * ```
+ *
+ * @throws HeraldError (usage, `launcher_path_invalid`) naming what and the value.
+ */
+export function checkLauncherPath(what: string, value: string): void {
+  if (!CONTROL.test(value)) return;
+  throw new HeraldError(
+    "launcher_path_invalid",
+    "usage",
+    `The ${what} ${JSON.stringify(value)} holds a control character (a line break or ` +
+      "a tab), so no launcher is written for it; use a folder whose path has none",
+    { details: { what, value } },
+  );
+}
+
+/** `text` for a `#` comment line: line breaks and other control characters become spaces. */
+function commentText(text: string): string {
+  return text.replace(new RegExp(CONTROL.source, "g"), " ");
+}
+
 /**
  * The text of a launcher.
+ *
+ * @throws HeraldError (usage, `launcher_path_invalid`) for a path with a control character.
  *
  * @example
  * ```ts
@@ -58,15 +93,18 @@ export function shellQuote(value: string): string {
  */
 export function renderLauncher(target: LauncherTarget): string {
   if (target.kind === "profile") {
+    checkLauncherPath("herald launcher path", target.herald);
+    checkLauncherPath("profile name", target.profile);
+    const profile = commentText(target.profile);
     return [
       "#!/bin/sh",
-      `${LAUNCHER_MARKER} profile ${target.profile}`,
-      `# Runs \`herald -p ${target.profile}\`. Written by \`herald profile create ` +
-      `${target.profile} --launcher\`;`,
-      `# \`herald profile delete ${target.profile}\` and \`deno task uninstall\` remove it.`,
+      `${LAUNCHER_MARKER} profile ${profile}`,
+      `# Runs \`herald -p ${profile}\`. Written by \`herald profile create ` +
+      `${profile} --launcher\`;`,
+      `# \`herald profile delete ${profile}\` and \`deno task uninstall\` remove it.`,
       `herald=${shellQuote(target.herald)}`,
       'if [ ! -x "$herald" ]; then',
-      `  echo "${target.profile}: $herald is gone; run \\\`deno task install\\\` in the Herald ` +
+      `  echo "${profile}: $herald is gone; run \\\`deno task install\\\` in the Herald ` +
       'checkout again" >&2',
       "  exit 127",
       "fi",
@@ -74,11 +112,13 @@ export function renderLauncher(target: LauncherTarget): string {
       "",
     ].join("\n");
   }
+  checkLauncherPath("Deno path", target.deno);
+  checkLauncherPath("checkout path", target.checkout);
   const version = target.denoVersion ? `@${target.denoVersion}` : "";
   return [
     "#!/bin/sh",
     `${LAUNCHER_MARKER} herald`,
-    `# Runs Herald from ${target.checkout} in the folder you are in.`,
+    `# Runs Herald from ${commentText(target.checkout)} in the folder you are in.`,
     "# Written by `deno task install` there; `deno task uninstall` removes it.",
     `deno=${shellQuote(target.deno)}`,
     `checkout=${shellQuote(target.checkout)}`,
@@ -130,6 +170,7 @@ export async function writeLauncher(path: string, text: string): Promise<void> {
  * there; returns whether it replaced an older launcher.
  */
 export async function installLauncher(path: string, target: LauncherTarget): Promise<boolean> {
+  const text = renderLauncher(target);
   const existing = await readLauncher(path);
   if (existing.state === "foreign") {
     throw new HeraldError(
@@ -141,7 +182,7 @@ export async function installLauncher(path: string, target: LauncherTarget): Pro
     );
   }
   await Deno.mkdir(dirname(path), { recursive: true, mode: 0o755 });
-  await writeLauncher(path, renderLauncher(target));
+  await writeLauncher(path, text);
   return existing.state === "ours";
 }
 
@@ -265,7 +306,10 @@ export interface PathAdvice {
 
 /**
  * What to add to which shell profile so `dir` is on the PATH, for the
- * user's `SHELL` (bash, zsh, fish; anything else gets `~/.profile`).
+ * user's `SHELL` (bash, zsh, fish; anything else gets `~/.profile`). A
+ * folder under `HOME` is written after `$HOME`, which stays expandable;
+ * the rest of the path is quoted for that shell, so spaces, quotes, `$`
+ * and `!` are taken as they are.
  *
  * @example
  * ```ts
@@ -280,21 +324,37 @@ export function pathAdvice(
 ): PathAdvice {
   const home = env.HOME?.replace(/\/+$/, "");
   const underHome = home !== undefined && home !== "" && dir.startsWith(`${home}/`);
+  const prefix = underHome ? "$HOME" : "";
+  const rest = underHome ? dir.slice(home!.length) : dir;
   const shell = (env.SHELL ?? "").split("/").pop() ?? "";
   if (shell === "fish") {
-    const shown = underHome ? `$HOME${dir.slice(home!.length)}` : dir;
-    return { file: "~/.config/fish/config.fish", line: `fish_add_path ${shellWord(shown)}` };
+    return { file: "~/.config/fish/config.fish", line: `fish_add_path ${fishWord(prefix, rest)}` };
   }
-  const shown = underHome ? `$HOME${dir.slice(home!.length)}` : dir;
-  const line = `export PATH="${shown.replace(/(["\\`])/g, "\\$1")}:$PATH"`;
+  const line = `export PATH=${posixWord(prefix, rest)}`;
   if (shell === "zsh") return { file: "~/.zshrc", line };
   if (shell === "bash") return { file: os === "darwin" ? "~/.bash_profile" : "~/.bashrc", line };
   return { file: "~/.profile", line };
 }
 
-/** A fish word: `$HOME/...` kept expandable, other text quoted when it needs to be. */
-function shellWord(text: string): string {
-  return /^[\w$/.~-]+$/.test(text) ? text : `"${text.replace(/(["\\$])/g, "\\$1")}"`;
+/**
+ * The value of a POSIX `PATH=` assignment: `prefix` (`$HOME` or nothing,
+ * expanded), then `rest` as it is, then `:$PATH`. Plain text goes in one
+ * pair of double quotes; text with `\`, `"`, `$`, a backquote or `!` (which
+ * an interactive bash or zsh expands even there) in single quotes.
+ */
+function posixWord(prefix: string, rest: string): string {
+  if (!/[\\"$`!]/.test(rest)) return `"${prefix}${rest}:$PATH"`;
+  return `${prefix ? `"${prefix}"` : ""}${shellQuote(rest)}":$PATH"`;
+}
+
+/**
+ * A fish word: `prefix` (`$HOME` or nothing, expanded), then `rest` as it
+ * is: bare when it is plain, else in double quotes with `\`, `"` and `$`
+ * escaped (the only escapes fish reads there).
+ */
+function fishWord(prefix: string, rest: string): string {
+  if (/^[\w/.+@%:-]+$/.test(rest)) return `${prefix}${rest}`;
+  return `"${prefix}${rest.replace(/(["\\$])/g, "\\$1")}"`;
 }
 
 /** Shell words a launcher must not shadow: keywords and builtins found on no PATH. */

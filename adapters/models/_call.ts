@@ -281,6 +281,21 @@ function providerMessage(error: Error): string {
   return excerpt(error.message.replace(/^\d{3}\s+/, ""));
 }
 
+/** A connection to the endpoint that could not be opened: retryable, naming the URL. */
+function unreachable(settings: ModelSettings, error: Error): Classified {
+  const { provider } = settings;
+  return {
+    error: new ModelError(
+      "model_unavailable",
+      unreachableMessage(`${provider} at ${settings.baseUrl}`, error, settings.configSection),
+      provider,
+      undefined,
+      { cause: error },
+    ),
+    retryable: true,
+  };
+}
+
 /**
  * Sorts an error from either SDK (both share the same error shapes). Returns
  * undefined for errors that did not come from the call.
@@ -315,18 +330,7 @@ export function classifyError(error: unknown, settings: ModelSettings): Classifi
       retryable: true,
     };
   }
-  if (name === "APIConnectionError") {
-    return {
-      error: new ModelError(
-        "model_unavailable",
-        unreachableMessage(`${provider} at ${settings.baseUrl}`, error, settings.configSection),
-        provider,
-        undefined,
-        { cause: error },
-      ),
-      retryable: true,
-    };
-  }
+  if (name === "APIConnectionError") return unreachable(settings, error);
   if (name === "APIError") {
     // An error event inside a stream (e.g. Anthropic's overloaded_error): no HTTP status.
     return {
@@ -354,19 +358,8 @@ export function classifyError(error: unknown, settings: ModelSettings): Classifi
     };
   }
   if (error instanceof TypeError) {
-    if (connectionReason(error) !== undefined) {
-      // A connection that could not be opened, reported by fetch without the SDK's wrapper.
-      return {
-        error: new ModelError(
-          "model_unavailable",
-          unreachableMessage(`${provider} at ${settings.baseUrl}`, error, settings.configSection),
-          provider,
-          undefined,
-          { cause: error },
-        ),
-        retryable: true,
-      };
-    }
+    // A connection that could not be opened, reported by fetch without the SDK's wrapper.
+    if (connectionReason(error) !== undefined) return unreachable(settings, error);
     // Deno reports a connection that drops mid-body as a TypeError.
     return {
       error: new ModelError(

@@ -1,7 +1,9 @@
 /**
  * The {@link ModelProbe} port: asking an endpoint for its models
- * (`GET <base_url>/models`, or `/v1/models` for Anthropic) and sending one
- * tiny completion through the real model client. Every outcome is a value
+ * (`GET <base_url>/models`, or `/v1/models` for Anthropic), asking whether
+ * a key is valid where the model list is public (OpenRouter's `GET
+ * /api/v1/key`), and sending one tiny completion through the real model
+ * client. Redirects are not followed, so a key goes only to the URL set. Every outcome is a value
  * whose message names the URL and says what to do; nothing here throws for
  * what the endpoint did.
  *
@@ -11,7 +13,9 @@
 import { ModelError } from "../../core/errors.ts";
 import type { ModelSettings } from "../../core/models/settings.ts";
 import type {
+  KeyCheckOutcome,
   ModelEndpoint,
+  ModelListFailure,
   ModelListOutcome,
   ModelProbe,
   TestCallOutcome,
@@ -22,7 +26,7 @@ import { excerpt, isHtml, jsonMessage, seconds } from "./http.ts";
 
 /** Options of {@link createModelProbe}. */
 export interface ModelProbeOptions {
-  /** Milliseconds `GET /models` may take; defaults to 10 s. */
+  /** Milliseconds `GET /models` (or the key check) may take; defaults to 10 s. */
   listTimeoutMs?: number;
   /** Fetch implementation; defaults to the global one. */
   fetch?: typeof fetch;
@@ -68,16 +72,24 @@ function keyHint(endpoint: ModelEndpoint): string {
     : `this server needs a key: store it with \`herald login ${endpoint.provider}\``;
 }
 
-/** Lists the models of `endpoint`; every failure is an outcome naming the URL. */
-async function listModels(
+/** A failed GET: why, and the message naming the URL. */
+type GetFailure = Exclude<ModelListOutcome, { ok: true }>;
+
+/**
+ * GETs `url` with the endpoint's key and parses the JSON answer; every
+ * failure is an outcome naming the URL (`absent` says what a 404 means).
+ * A redirect is not followed: the key would go wherever it points.
+ */
+async function getJson(
+  url: string,
   endpoint: ModelEndpoint,
   options: ModelProbeOptions,
-): Promise<ModelListOutcome> {
-  const url = modelsUrl(endpoint);
+  absent: string,
+): Promise<{ ok: true; body: unknown } | GetFailure> {
   const timeoutMs = options.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS;
   const section = endpoint.configSection ?? "model";
-  const fail = (code: Exclude<ModelListOutcome, { ok: true }>["code"], message: string) => ({
-    ok: false as const,
+  const fail = (code: ModelListFailure, message: string): GetFailure => ({
+    ok: false,
     url,
     code,
     message,
@@ -89,6 +101,7 @@ async function listModels(
   try {
     response = await (options.fetch ?? fetch)(url, {
       headers: headersFor(endpoint),
+      redirect: "manual",
       signal: deadline.signal,
     });
     text = await response.text();
@@ -104,6 +117,16 @@ async function listModels(
   } finally {
     clearTimeout(timer);
   }
+  if (response.status >= 300 && response.status < 400) {
+    const location = response.headers.get("location");
+    return fail(
+      "failed",
+      `${url} redirected (HTTP ${response.status})${location ? ` to ${location}` : ""}; ` +
+        "Herald does not follow redirects with your key: set " +
+        `${section}.base_url to the address the server really answers at ` +
+        `(herald config set ${section}.base_url <url>)`,
+    );
+  }
   const detail = excerpt(jsonMessage(text) ?? text);
   if (response.status === 401 || response.status === 403) {
     return fail(
@@ -112,7 +135,7 @@ async function listModels(
     );
   }
   if ([404, 405, 501].includes(response.status)) {
-    return fail("unsupported", `${url} has no model list (HTTP ${response.status})`);
+    return fail("unsupported", `${url} ${absent} (HTTP ${response.status})`);
   }
   if (!response.ok) return fail("failed", `${url} answered HTTP ${response.status}: ${detail}`);
   if (isHtml(response.headers.get("content-type"), text)) {
@@ -122,15 +145,42 @@ async function listModels(
         "points at the API (OpenAI-compatible servers usually end in /v1)",
     );
   }
-  let body: unknown;
   try {
-    body = JSON.parse(text);
+    return { ok: true, body: JSON.parse(text) };
   } catch {
     return fail("bad_response", `${url} answered with text that is not JSON: ${detail}`);
   }
-  const models = modelIds(body);
-  if (!models) return fail("unsupported", `${url} answered without a list of models`);
+}
+
+/** Lists the models of `endpoint`; every failure is an outcome naming the URL. */
+async function listModels(
+  endpoint: ModelEndpoint,
+  options: ModelProbeOptions,
+): Promise<ModelListOutcome> {
+  const url = modelsUrl(endpoint);
+  const got = await getJson(url, endpoint, options, "has no model list");
+  if (!got.ok) return got;
+  const models = modelIds(got.body);
+  if (!models) {
+    return {
+      ok: false,
+      url,
+      code: "unsupported",
+      message: `${url} answered without a list of models`,
+    };
+  }
   return { ok: true, url, models };
+}
+
+/** Asks `<base_url><path>`, which answers only to a valid key; every failure is an outcome. */
+async function checkKey(
+  endpoint: ModelEndpoint,
+  path: string,
+  options: ModelProbeOptions,
+): Promise<KeyCheckOutcome> {
+  const url = `${endpoint.baseUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+  const got = await getJson(url, endpoint, options, "has no key check");
+  return got.ok ? { ok: true, url } : got;
 }
 
 /** Sends one short message with `settings`; a model error is an outcome. */
@@ -164,6 +214,7 @@ async function testCall(settings: ModelSettings, fetcher?: typeof fetch): Promis
 export function createModelProbe(options: ModelProbeOptions = {}): ModelProbe {
   return {
     listModels: (endpoint) => listModels(endpoint, options),
+    checkKey: (endpoint, path) => checkKey(endpoint, path, options),
     testCall: (settings) => testCall(settings, options.fetch),
   };
 }

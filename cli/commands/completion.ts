@@ -9,7 +9,8 @@
 
 import { type Command, Option } from "commander";
 import { HeraldError } from "../../core/errors.ts";
-import { listProfiles } from "../../adapters/home/mod.ts";
+import { listProfileNames } from "../../core/usecases/profiles.ts";
+import { openProfileHome } from "../../adapters/home/mod.ts";
 import type { CliContext } from "../context.ts";
 
 /** The shells a script can be generated for. */
@@ -67,7 +68,8 @@ export function completionTree(program: Command): CompletionNode[] {
   const nodes: CompletionNode[] = [];
   const visit = (command: Command, path: string[]) => {
     const visible = help.visibleCommands(command).filter((sub) => SAFE_WORD.test(sub.name()));
-    const own = command.options.filter((option) => !option.hidden);
+    // What --help lists, so the global -p and -C (listed, not parsed, see cli/app.ts) are in.
+    const own = help.visibleOptions(command).filter((option) => !option.hidden);
     const options = new Set([...own.flatMap(spellings), "-h", "--help", ...GLOBAL_VALUE_OPTIONS]);
     if (path.length === 0) ["-c", "--continue", "-V"].forEach((flag) => options.add(flag));
     const valueOptions = new Set([
@@ -331,7 +333,9 @@ export function registerCompletion(program: Command, ctx: () => CliContext): voi
     .action(async (shell: string | undefined, options: { listProfiles?: boolean }) => {
       const c = ctx();
       if (options.listProfiles) {
-        for (const name of await listProfiles(c.root).catch(() => ["default"])) {
+        const names = await listProfileNames(openProfileHome(c.root, c.env))
+          .catch(() => ["default"]);
+        for (const name of names) {
           c.io.out(`${name}\n`);
         }
         return;

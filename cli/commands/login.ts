@@ -1,6 +1,7 @@
 /**
  * `herald login <provider>`: stores a provider's API key in the profile's
- * `.env` (0600) under the provider's variable. The key is typed at a hidden
+ * `.env` (0600) under the provider's variable (`CUSTOM_API_KEY` for
+ * `custom`, so an OpenAI key in `OPENAI_API_KEY` is never overwritten). The key is typed at a hidden
  * prompt on a terminal, or read as one line from standard input
  * (`echo "$KEY" | herald login openrouter`); it is never a command-line
  * argument and never printed.
@@ -28,12 +29,14 @@ export function registerLogin(program: Command, ctx: () => CliContext): void {
     .addHelpText("after", '\nExample: echo "$OPENROUTER_API_KEY" | herald login openrouter')
     .action(async (provider: string, options: { json?: boolean }) => {
       const c = ctx();
+      // The provider and the profile are checked before the key is asked for.
       checkKnownProvider(provider);
       const info = providerInfo(provider.trim());
+      const profile = await c.profileContext();
       const prompt = openPrompter(c);
       let key: string;
       try {
-        key = await prompt.askHidden(`API key for ${info.label} (hidden)`);
+        key = await prompt.askHidden(`API key for ${info.id} (hidden)`);
       } finally {
         await prompt.close();
       }
@@ -46,13 +49,12 @@ export function registerLogin(program: Command, ctx: () => CliContext): void {
           { details: { provider: info.id } },
         );
       }
-      const profile = await c.profileContext();
       const stored = await setEnv(profile, info.keyEnv, key);
       const file = profile.files.envPath;
       if (options.json) {
         return printJson(c.io, { profile: profile.name, provider: info.id, env: stored.key, file });
       }
-      c.io.out(`Stored the ${info.label} key in ${displayPath(c, file)} as ${stored.key}\n`);
+      c.io.out(`Stored the ${info.id} key in ${displayPath(c, file)} as ${stored.key}\n`);
       const state = await readSetupState(profile).catch(() => undefined);
       if (state && state.provider !== info.id) {
         c.io.out(

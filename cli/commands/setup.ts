@@ -30,6 +30,7 @@ import type { CliContext } from "../context.ts";
 import { openPrompter, type Prompter } from "../prompt.ts";
 import { displayPath } from "./_common.ts";
 import { chooseModel } from "./model.ts";
+import { isHttpUrl } from "../../core/_util/url.ts";
 
 /** The command-line answers that skip their questions. */
 interface SetupOptions {
@@ -50,12 +51,6 @@ class SetupTestFailed extends HeraldError {
         "`herald setup` again, or check with `herald doctor`",
     );
   }
-}
-
-function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
-  return protocol === "http:" || protocol === "https:";
 }
 
 async function askProvider(
@@ -201,6 +196,14 @@ async function runSetup(
   );
   for (const name of saved.secrets) {
     c.io.out(`The key is stored in ${displayPath(c, profile.files.envPath)} as ${name}\n`);
+  }
+  const after = await readSetupState(profile);
+  if (after.key_other_provider && after.key_env) {
+    c.io.err(
+      `Note: ${provider.id} has no key of its own, so ${after.key_env} is sent to it ` +
+        `(read as older setups stored it); store this server's key with ` +
+        `\`herald login ${provider.id}\`\n`,
+    );
   }
 }
 

@@ -10,14 +10,14 @@
 
 import { appendConfigListValue } from "../config/mod.ts";
 import {
+  ALLOW_LIST_KEY,
   type AlwaysStore,
   ApprovalPolicy,
   type ApprovalSurface,
 } from "../tools/approval_policy.ts";
 import type { ConfigFiles } from "../usecases/ports.ts";
 
-/** The config key "always" answers are saved under. */
-export const ALLOW_LIST_KEY = "approvals.allow";
+export { ALLOW_LIST_KEY } from "../tools/approval_policy.ts";
 
 /**
  * Saves "always" answers to `approvals.allow` of the profile whose config

@@ -13,6 +13,7 @@ import { parseConfigDocument } from "../config/load.ts";
 import { type HeraldConfig, McpServerSchema } from "../config/schema.ts";
 import { redactConfigValue } from "../config/redact.ts";
 import { ConfigValueError, HeraldError, NotFoundError } from "../errors.ts";
+import { isHttpUrl } from "../_util/url.ts";
 
 /** Names a server may have: it becomes a config key. */
 export const MCP_SERVER_NAME: RegExp = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -85,12 +86,6 @@ function envNameFor(server: string, header: string): string {
 function checkName(name: string): string {
   if (!MCP_SERVER_NAME.test(name)) throw new McpServerNameError(name);
   return name;
-}
-
-function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
-  return protocol === "http:" || protocol === "https:";
 }
 
 /**

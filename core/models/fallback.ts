@@ -10,7 +10,7 @@
 import type { EnvLookup } from "../config/load.ts";
 import type { HeraldConfig } from "../config/schema.ts";
 import { ModelError } from "../errors.ts";
-import { providerInfo } from "../providers.ts";
+import { providerInfo, providerKeyVariable } from "../providers.ts";
 import { type PooledKey, poolKeys } from "./key_pool.ts";
 import { type ModelSettings, resolveEndpoint, timeoutFields } from "./settings.ts";
 
@@ -43,7 +43,7 @@ export interface RouteChain {
 export function routeOf(
   settings: ModelSettings,
   env: EnvLookup,
-  keyEnv = providerInfo(settings.provider).keyEnv,
+  keyEnv = providerKeyVariable(providerInfo(settings.provider), env),
   configuredSource = `${settings.configSection ?? "model"}.api_key`,
 ): RouteSpec {
   const configured = settings.apiKey === undefined
@@ -95,7 +95,7 @@ export function resolveRouteChain(
  */
 export function fallbackRoute(config: HeraldConfig, env: EnvLookup, index: number): RouteSpec {
   const entry = config.fallback_providers[index];
-  const keyEnv = entry.key_env ?? providerInfo(entry.provider).keyEnv;
+  const keyEnv = entry.key_env ?? providerKeyVariable(providerInfo(entry.provider), env);
   const endpoint = resolveEndpoint(
     {
       provider: entry.provider,
@@ -115,7 +115,7 @@ export function fallbackRoute(config: HeraldConfig, env: EnvLookup, index: numbe
       : timeoutFields(entry.timeout, `fallback_providers.${index}.timeout`)),
   };
   // A key found under the provider's own variable when `key_env` has none keeps that name.
-  return routeOf(settings, env, keyEnv, providerInfo(entry.provider).keyEnv);
+  return routeOf(settings, env, keyEnv, providerKeyVariable(providerInfo(entry.provider), env));
 }
 
 /**

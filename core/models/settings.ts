@@ -10,8 +10,9 @@ import type { EnvLookup } from "../config/load.ts";
 import type { HeraldConfig } from "../config/schema.ts";
 import { secretEnvName } from "../config/secrets.ts";
 import { ModelError } from "../errors.ts";
-import { providerInfo } from "../providers.ts";
+import { providerInfo, providerKeyVariable } from "../providers.ts";
 import type { ModelClient } from "./types.ts";
+import { isHttpUrl } from "../_util/url.ts";
 
 /** Everything a model client needs to talk to one endpoint. */
 export interface ModelSettings {
@@ -187,7 +188,7 @@ export function resolveEndpoint(
       provider,
     );
   }
-  const apiKey = usableKey(fields.api_key) ?? usableKey(env(info.keyEnv));
+  const apiKey = usableKey(fields.api_key) ?? usableKey(env(providerKeyVariable(info, env)));
   if (apiKey === undefined && !info.keyless) {
     const setting = `${section}.api_key`;
     throw new ModelError(
@@ -198,12 +199,6 @@ export function resolveEndpoint(
     );
   }
   return { provider, model, baseUrl, apiKey, configSection: section };
-}
-
-function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
-  return protocol === "http:" || protocol === "https:";
 }
 
 /** A trimmed non-empty string, else undefined. */

@@ -29,6 +29,9 @@
 import { HeraldError } from "../errors.ts";
 import type { ApprovalChoice, ApprovalRequest } from "./types.ts";
 
+/** The config key the rule keys approved "always" are saved under. */
+export const ALLOW_LIST_KEY = "approvals.allow";
+
 /** What a surface tells the user when a run starts in yolo mode. */
 export const YOLO_NOTICE = "yolo mode: dangerous commands run without asking; hardline commands " +
   "and approvals.deny are still refused";

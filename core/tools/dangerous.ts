@@ -167,8 +167,16 @@ export function dangerScan(): { visitor: ShellVisitor; match(): DangerMatch | nu
   };
 }
 
-/** A rule key scoped to its targets in order: `rule:a b`, paths without `./` and trailing `/`. */
-function scoped(rule: string, targets: readonly string[]): string {
+/**
+ * A rule key scoped to its targets in order: `rule:a b`, paths without `./`
+ * and trailing `/`, each once; the rule alone when no target is left.
+ *
+ * @example
+ * ```ts
+ * scoped("rm_recursive", ["./build/", "dist"]); // "rm_recursive:build dist"
+ * ```
+ */
+export function scoped(rule: string, targets: readonly string[]): string {
   const normal = targets
     .map((t) => t.replace(/^(\.\/)+/, "").replace(/(.)\/+$/, "$1"))
     .filter((t) => t !== "");

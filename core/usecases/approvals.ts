@@ -14,12 +14,15 @@ import {
   resolveConfigKey,
 } from "../config/mod.ts";
 import { HeraldError } from "../errors.ts";
-import { DANGER_RULES, type DangerRule } from "../tools/dangerous.ts";
+import {
+  DANGER_RULES,
+  type DangerRule,
+  detectDangerousCommand,
+  scoped,
+} from "../tools/dangerous.ts";
 import { loadWrittenConfig } from "./config.ts";
 import type { ProfileContext } from "./ports.ts";
-
-/** The config key of the rule keys approved always. */
-const ALLOW_KEY = "approvals.allow";
+import { ALLOW_LIST_KEY } from "../tools/approval_policy.ts";
 
 /** The rule of the file tools' writes outside the working directory; its keys name the folder. */
 const WRITE_OUTSIDE_WORKDIR = "write_outside_workdir";
@@ -75,7 +78,7 @@ export function listDangerRules(): DangerRuleView[] {
 /** The rule names an allow entry may start with, as the usage error lists them. */
 function allowableForms(): string[] {
   const forms = DANGER_RULES.filter((rule) => rule.class === "approval")
-    .map((rule) => rule.scoped ? `${rule.rule}[:<targets>]` : rule.rule);
+    .map((rule) => rule.scoped ? `${rule.rule}:<targets>` : rule.rule);
   return [...new Set(forms), `${WRITE_OUTSIDE_WORKDIR}:<absolute folder>`];
 }
 
@@ -94,15 +97,18 @@ function isAbsolute(path: string): boolean {
 
 /**
  * `rule` as a key an approval can cover: an approval rule of the
- * dangerous-command table (`git_reset_hard`, or a scoped one with or
- * without its targets, `rm_recursive:build`), or
- * `write_outside_workdir:<absolute folder>`. It comes back trimmed, its
- * targets written the way the rules write them (`rm_recursive:./build/`
- * is `rm_recursive:build`), so the entry matches what is asked.
+ * dangerous-command table (`git_reset_hard`, or a scoped one with its
+ * targets, `rm_recursive:build`), or `write_outside_workdir:<absolute
+ * folder>`. A scoped rule without targets is refused: it would cover only
+ * the command with no target at all (`rm -r` alone), not every one. It
+ * comes back trimmed, its targets written the way the rules write them
+ * (`rm_recursive:./build/` is `rm_recursive:build`), so the entry matches
+ * what is asked.
  *
  * @example
  * ```ts
  * checkAllowRule(" rm_recursive:build "); // "rm_recursive:build"
+ * checkAllowRule("rm_recursive");         // throws: give the target (rm_recursive:<dir>)
  * checkAllowRule("rm_root");              // throws: refused outright, no approval covers it
  * ```
  *
@@ -132,20 +138,28 @@ export function checkAllowRule(rule: string): string {
       : `there is no rule named ${JSON.stringify(name)}`;
     throw badRule(key, `${reason}. Valid rules: ${allowableForms().join(", ")}`);
   }
-  if (colon !== -1 && (!approval.scoped || targets === "")) {
+  if (!approval.scoped) {
+    if (colon === -1) return key;
+    throw badRule(key, `${name} takes no targets; allow "${name}" alone`);
+  }
+  // Targets as the command rules write them: no leading "./", no trailing "/".
+  const normal = scoped(name, targets.split(/\s+/));
+  if (normal === name) {
+    const example = detectDangerousCommand(approval.example)?.ruleKey ?? `${name}:build`;
     throw badRule(
       key,
-      approval.scoped
-        ? `give the targets after "${name}:" (${approval.rule}:build), or the rule alone`
-        : `${name} takes no targets; allow "${name}" alone`,
+      `give the target it covers after "${name}:", as ${name}:<${targetWord(name)}> ` +
+        `(for example ${example}); "${name}" alone would cover only a command with no target`,
     );
   }
-  if (colon === -1) return key;
-  // Targets as the command rules write them: no leading "./", no trailing "/".
-  const normal = targets.split(/\s+/)
-    .map((target) => target.replace(/^(\.\/)+/, "").replace(/(.)\/+$/, "$1"))
-    .filter((target) => target !== "");
-  return normal.length === 0 ? name : `${name}:${[...new Set(normal)].join(" ")}`;
+  return normal;
+}
+
+/** What a scoped rule's targets are, for the usage message. */
+function targetWord(rule: string): string {
+  if (rule === "git_push_force") return "remote> <branch";
+  if (rule === "mkfs") return "image";
+  return "dir";
 }
 
 /** What {@link allowApprovalRule} or {@link removeApprovalRule} did (`--json`). */
@@ -172,7 +186,7 @@ export async function allowApprovalRule(
   const key = checkAllowRule(rule);
   const file = profile.files.configPath;
   const change = await profile.files.updateConfig((current) => {
-    const text = appendConfigListValue(current, file, ALLOW_KEY, key);
+    const text = appendConfigListValue(current, file, ALLOW_LIST_KEY, key);
     return { text: text === current ? null : text };
   });
   return {
@@ -185,8 +199,11 @@ export async function allowApprovalRule(
 
 /**
  * Removes `rule` from `approvals.allow` in config.yaml, under the file's
- * lock, keeping comments and the rest of the file. Any entry can be
- * removed, including one no rule would match.
+ * lock, keeping comments and the rest of the file. The rule is read as
+ * {@link allowApprovalRule} reads it (`rm_recursive:./build/` removes
+ * `rm_recursive:build`); an entry that is not there so written is looked
+ * up as typed, so any entry can be removed, including an old one no rule
+ * would match.
  *
  * @throws HeraldError (not_found, `approval_rule_absent`) when the list does not have it.
  * @throws ConfigParseError when config.yaml is not YAML (nothing is written).
@@ -195,19 +212,30 @@ export async function removeApprovalRule(
   profile: ProfileContext,
   rule: string,
 ): Promise<ApprovalRuleChange> {
-  const key = rule.trim();
+  const typed = rule.trim();
+  const keys = [normalAllowRule(typed), typed];
+  let key = typed;
   const file = profile.files.configPath;
   await profile.files.updateConfig((current) => {
     const doc = parseConfigDocument(current, file);
-    const list = doc.getIn(resolveConfigKey(ALLOW_KEY));
-    const index = YAML.isSeq(list)
-      ? list.items.findIndex((item) => YAML.isScalar(item) && item.value === key)
-      : -1;
+    const list = doc.getIn(resolveConfigKey(ALLOW_LIST_KEY));
+    let index = -1;
+    for (const candidate of YAML.isSeq(list) ? keys : []) {
+      index = (list as YAML.YAMLSeq).items.findIndex((item) =>
+        YAML.isScalar(item) && item.value === candidate
+      );
+      if (index !== -1) {
+        key = candidate;
+        break;
+      }
+    }
     if (index === -1) {
       throw new HeraldError(
         "approval_rule_absent",
         "not_found",
-        `${JSON.stringify(key)} is not in ${ALLOW_KEY} of profile "${profile.name}" (${file}); ` +
+        `${
+          JSON.stringify(key)
+        } is not in ${ALLOW_LIST_KEY} of profile "${profile.name}" (${file}); ` +
           "see `herald approvals list`",
         { details: { rule: key, file } },
       );
@@ -216,4 +244,14 @@ export async function removeApprovalRule(
     return { text: doc.toString() };
   });
   return { profile: profile.name, file, rule: key, changed: true };
+}
+
+/** `rule` as {@link checkAllowRule} writes it, or as typed when no approval covers it. */
+function normalAllowRule(rule: string): string {
+  try {
+    return checkAllowRule(rule);
+  } catch (error) {
+    if (error instanceof HeraldError && error.code === "approval_rule_invalid") return rule;
+    throw error;
+  }
 }

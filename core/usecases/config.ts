@@ -217,14 +217,17 @@ function takesList(key: string, path: readonly string[]): boolean {
 /**
  * The typed value `herald config set <key> <value...>` means. A key whose
  * schema type is a list takes its items as separate arguments (`a b c`),
- * as one comma-separated argument (`a,b`), or as today's JSON/YAML text
- * (`["a", "b"]`, `[]` for an empty list); items are trimmed and an empty
- * one is refused. Any other key takes exactly one value, read as
- * `configValueFromText` reads it.
+ * as one comma-separated argument (`a,b`; not for `approvals.*`, whose
+ * command patterns hold commas: there one argument is one item), or as
+ * today's JSON/YAML text (`["a", "b"]`, `[]` for an empty list); items are
+ * trimmed, and an empty one, or one that starts with `[` or ends with `]`
+ * (JSON the shell split into words), is refused. Any other key takes
+ * exactly one value, read as `configValueFromText` reads it.
  *
  * @example
  * ```ts
- * configValueFromArgs("approvals.deny", ["git push *, rm *"]); // ["git push *", "rm *"]
+ * configValueFromArgs("plugins", ["a.ts,b.ts"]);                  // ["a.ts", "b.ts"]
+ * configValueFromArgs("approvals.deny", ["git commit -m a,b"]);   // ["git commit -m a,b"]
  * configValueFromArgs("plugins", ["a.ts", "b.ts"]);            // ["a.ts", "b.ts"]
  * configValueFromArgs("agent.max_turns", ["30"]);              // 30
  * ```
@@ -254,13 +257,25 @@ export function configValueFromArgs(key: string, texts: readonly string[]): unkn
     return configValueFromText(key, texts[0]);
   }
   const shown = texts.length === 1 ? texts[0] : texts;
-  const items = (texts.length === 1 ? texts[0].split(",") : texts).map((item) => item.trim());
+  // Command patterns hold commas (`git commit -m a,b`): an approvals list item is one argument.
+  const splits = texts.length === 1 && !key.startsWith("approvals.");
+  const items = (splits ? texts[0].split(",") : texts).map((item) => item.trim());
   if (items.some((item) => item === "")) {
     throw new ConfigValueError(
       key,
       shown,
-      "a list item is empty; separate items with commas (a,b) or give them as separate " +
-        "arguments, and use [] for an empty list",
+      splits
+        ? "a list item is empty; separate items with commas (a,b) or give them as separate " +
+          "arguments, and use [] for an empty list"
+        : "a list item is empty; give each item as its own argument, and use [] for an empty list",
+    );
+  }
+  if (items.some((item) => item.startsWith("[") || item.endsWith("]"))) {
+    throw new ConfigValueError(
+      key,
+      shown,
+      "a list item starts with [ or ends with ], as JSON split by the shell does; quote the " +
+        `JSON as one argument: herald config set ${key} '["a", "b"]'`,
     );
   }
   return checkConfigValue(key, resolveConfigKey(key), items);
@@ -390,17 +405,42 @@ export async function checkConfig(profile: ProfileContext): Promise<ConfigCheck[
       status: "warn",
       detail: `${file}: ${loaded.warnings.map((w) => w.message).join("; ")}`,
     };
-  const model = loaded.config.model;
+  return [config, modelCheck(file, loaded.config.model)];
+}
+
+/**
+ * The `model` line of {@link checkConfig}. A provider name that is not one
+ * fails, except one already in config.yaml with `model.base_url` set: that
+ * works as an OpenAI-compatible server (as it did before the provider rule),
+ * so it is a warning; `config set` still refuses such a name.
+ */
+function modelCheck(file: string, model: HeraldConfig["model"]): ConfigCheck {
   const providerIssue = model.provider ? providerProblem(model.provider, model.base_url) : null;
-  const modelCheck: ConfigCheck = providerIssue
-    ? { name: "model", status: "fail", detail: `${file}: model.provider: ${providerIssue.message}` }
-    : model.provider && model.default
-    ? { name: "model", status: "ok", detail: `${model.provider} / ${model.default}` }
-    : {
+  if (providerIssue) {
+    const baseUrl = model.base_url?.trim();
+    if (!baseUrl) {
+      return {
+        name: "model",
+        status: "fail",
+        detail: `${file}: model.provider: ${providerIssue.message}`,
+      };
+    }
+    return {
       name: "model",
       status: "warn",
-      detail: "no model configured; run `herald config set model.provider <provider>` and " +
-        "`herald config set model.default <model>`",
+      detail: `${file}: model.provider "${model.provider}" is not a known provider; it is used ` +
+        `as an OpenAI-compatible server at ${baseUrl}` +
+        (providerIssue.suggestion
+          ? `. If you meant "${providerIssue.suggestion}", run \`herald setup\``
+          : ""),
     };
-  return [config, modelCheck];
+  }
+  if (model.provider && model.default) {
+    return { name: "model", status: "ok", detail: `${model.provider} / ${model.default}` };
+  }
+  return {
+    name: "model",
+    status: "warn",
+    detail: "no model configured; run `herald setup` to choose the provider, key and model",
+  };
 }

@@ -68,7 +68,9 @@ export function checkEnvName(name: string): string {
 export function envUsage(name: string): string[] {
   const uses: string[] = [];
   for (const provider of PROVIDERS) {
-    if (provider.keyEnv === name) uses.push(`provider:${provider.id}`);
+    if (provider.keyEnv === name || provider.legacyKeyEnv === name) {
+      uses.push(`provider:${provider.id}`);
+    }
   }
   for (const platform of PLATFORMS) {
     if (platform.secrets.some((secret) => secret.name === name)) {

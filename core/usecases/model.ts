@@ -20,9 +20,16 @@ import {
   subscriptionGatewayDefaults,
 } from "../models/tool_gateway.ts";
 import { PROFILE_DESCRIBER_TASK } from "../profiles/mod.ts";
-import { providerInfo, PROVIDERS, SUBSCRIPTION_PROVIDER, type WireFormat } from "../providers.ts";
+import {
+  providerInfo,
+  providerKeyVariable,
+  PROVIDERS,
+  SUBSCRIPTION_PROVIDER,
+  type WireFormat,
+} from "../providers.ts";
 import { loadExpandedConfig } from "./config.ts";
 import type { Credentials, CredentialSource, ProfileContext } from "./ports.ts";
+import { isHttpUrl } from "../_util/url.ts";
 
 /** Auxiliary tasks listed even when config.yaml has no slot for them. */
 export const KNOWN_AUXILIARY_TASKS: readonly string[] = [
@@ -84,12 +91,6 @@ function resolveMain(
   }
 }
 
-function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
-  return protocol === "http:" || protocol === "https:";
-}
-
 /** Where the key for an endpoint comes from; never the key itself. */
 export interface CredentialView {
   /** The variable the key is read from, when there is one. */
@@ -107,7 +108,7 @@ function credentialOf(
   const info = provider ? providerInfo(provider) : undefined;
   const configured = filled(writtenKey);
   const reference = referenceName(configured);
-  let env = info?.keyEnv ?? null;
+  let env = info ? providerKeyVariable(info, credentials.lookup) : null;
   let source: CredentialView["source"];
   if (configured && !reference) {
     source = "config";
@@ -240,7 +241,8 @@ export async function listModelOptions(profile: ProfileContext): Promise<ModelOp
       needs_base_url: provider.baseUrl === undefined,
       key_env: provider.keyEnv,
       keyless: provider.keyless,
-      key_present: state.credentials.source(provider.keyEnv) !== null,
+      key_present:
+        state.credentials.source(providerKeyVariable(provider, state.credentials.lookup)) !== null,
       oauth: oauthProvider(provider.id)?.flow ?? null,
       current: provider.id === current,
     })),

@@ -13,10 +13,17 @@
  */
 
 import { closest } from "../_util/suggest.ts";
-import { checkProvider, providerProblem } from "../config/mod.ts";
+import { checkProvider, parseConfig, providerProblem, referenceName } from "../config/mod.ts";
 import { HeraldError, ModelError } from "../errors.ts";
 import { type ModelSettings, resolveModelSettings, usableKey } from "../models/settings.ts";
-import { type ProviderInfo, providerInfo, PROVIDERS, type WireFormat } from "../providers.ts";
+import {
+  isOtherProviderKey,
+  type ProviderInfo,
+  providerInfo,
+  providerKeyVariable,
+  PROVIDERS,
+  type WireFormat,
+} from "../providers.ts";
 import { loadExpandedConfig } from "./config.ts";
 import { describeModel, type ModelSetResult, setModel } from "./model.ts";
 import type { ProfileContext } from "./ports.ts";
@@ -50,6 +57,11 @@ export type ModelListOutcome =
   | { ok: true; url: string; models: string[] }
   | { ok: false; url: string; code: ModelListFailure; message: string };
 
+/** The outcome of asking an endpoint whether the key is valid (`GET <base_url>/key`). */
+export type KeyCheckOutcome =
+  | { ok: true; url: string }
+  | { ok: false; url: string; code: ModelListFailure; message: string };
+
 /** The outcome of one tiny completion. */
 export type TestCallOutcome =
   | { ok: true; text: string; finishReason: string }
@@ -59,6 +71,11 @@ export type TestCallOutcome =
 export interface ModelProbe {
   /** Lists the endpoint's models; never throws for what the endpoint did. */
   listModels(endpoint: ModelEndpoint): Promise<ModelListOutcome>;
+  /**
+   * Asks `<base_url><path>`, which answers only to a valid key (for a
+   * provider whose model list is public); never throws for what the endpoint did.
+   */
+  checkKey(endpoint: ModelEndpoint, path: string): Promise<KeyCheckOutcome>;
   /** Sends one short message with `settings` (no retries); never throws for what the model did. */
   testCall(settings: ModelSettings): Promise<TestCallOutcome>;
 }
@@ -125,6 +142,11 @@ export interface SetupState {
   /** Where the key is read from, and whether one is there. */
   key_env: string | null;
   key_present: boolean;
+  /**
+   * True when that key is another provider's variable (`OPENAI_API_KEY` for
+   * `custom`, read as a fallback because older setups stored it there).
+   */
+  key_other_provider: boolean;
 }
 
 /** The profile's model settings as setup shows them. */
@@ -139,6 +161,8 @@ export async function readSetupState(profile: ProfileContext): Promise<SetupStat
     model: info.model,
     key_env: info.credential.env,
     key_present: info.credential.present,
+    key_other_provider: info.credential.present && info.credential.env !== null &&
+      info.provider !== null && isOtherProviderKey(info.credential.env, info.provider),
   };
 }
 
@@ -160,30 +184,60 @@ export interface EndpointChoice {
   provider: string;
   /** The endpoint; the provider's default when absent. */
   base_url?: string;
-  /** A key just typed; when absent, the key a session would use is sent. */
+  /**
+   * A key just typed; when absent, the provider's own stored key is sent
+   * (never another provider's, see {@link providerKeyPresent}).
+   */
   api_key?: string;
 }
 
-/** The key a session of this profile would send to `provider` (none when keyless and unset). */
-async function sessionKey(profile: ProfileContext, provider: string): Promise<string | undefined> {
-  const loaded = await loadExpandedConfig(profile);
-  const configured = loaded.config.model.provider === provider
-    ? usableKey(loaded.config.model.api_key)
-    : undefined;
-  return configured ?? usableKey(loaded.credentials.lookup(providerInfo(provider).keyEnv));
+/** A key and the variable it is read from (none for a key written in config.yaml itself). */
+interface FoundKey {
+  key: string | undefined;
+  variable: string | undefined;
 }
 
-/** True when a session of this profile would have a key to send to `provider`. */
+/** The key a session of this profile would send to `provider` (none when keyless and unset). */
+async function sessionKey(profile: ProfileContext, provider: string): Promise<FoundKey> {
+  const loaded = await loadExpandedConfig(profile);
+  if (loaded.config.model.provider === provider) {
+    const configured = usableKey(loaded.config.model.api_key);
+    if (configured !== undefined) {
+      const written = parseConfig(loaded.text, profile.files.configPath).config.model.api_key;
+      return { key: configured, variable: referenceName(written?.trim()) };
+    }
+  }
+  const variable = providerKeyVariable(providerInfo(provider), loaded.credentials.lookup);
+  return { key: usableKey(loaded.credentials.lookup(variable)), variable };
+}
+
+/**
+ * The key stored for `provider` itself: what a session would send, unless
+ * it comes from another provider's variable (`OPENAI_API_KEY` for
+ * `custom`), which setup never offers to keep nor sends to a new endpoint.
+ */
+async function ownKey(profile: ProfileContext, provider: string): Promise<string | undefined> {
+  const found = await sessionKey(profile, provider);
+  if (found.variable !== undefined && isOtherProviderKey(found.variable, provider)) {
+    return undefined;
+  }
+  return found.key;
+}
+
+/**
+ * True when a key of `provider`'s own is stored (see {@link ownKey}): what
+ * setup offers to keep.
+ */
 export async function providerKeyPresent(
   profile: ProfileContext,
   provider: string,
 ): Promise<boolean> {
-  return (await sessionKey(profile, provider)) !== undefined;
+  return (await ownKey(profile, provider)) !== undefined;
 }
 
 /**
  * Lists the models of the endpoint being set up, before anything is saved,
- * with the key just typed or, without one, the key already stored.
+ * with the key just typed or, without one, the provider's own stored key.
  *
  * @throws EndpointMissingError when there is no base URL to ask.
  * @throws UnknownProviderError for a provider that is not one.
@@ -197,7 +251,7 @@ export async function listEndpointModels(
   const info = providerInfo(choice.provider);
   const baseUrl = choice.base_url?.trim() || info.baseUrl;
   if (!baseUrl) throw new EndpointMissingError(choice.provider);
-  const apiKey = usableKey(choice.api_key) ?? await sessionKey(profile, choice.provider);
+  const apiKey = usableKey(choice.api_key) ?? await ownKey(profile, choice.provider);
   return probe.listModels({
     provider: choice.provider,
     wire: info.wire,
@@ -246,6 +300,19 @@ export type ModelTestView = TestCallOutcome & {
 const TEST_CALL_TIMEOUT_SECONDS = 60;
 
 /**
+ * Settings for one tiny test call (setup's and doctor's): no retries, and a
+ * timeout even when `model.timeout` sets none.
+ */
+function testCallSettings(settings: ModelSettings): ModelSettings {
+  return {
+    ...settings,
+    maxRetries: 0,
+    timeoutSeconds: settings.timeoutSeconds ?? TEST_CALL_TIMEOUT_SECONDS,
+    timeoutSetting: settings.timeoutSetting ?? "model.timeout",
+  };
+}
+
+/**
  * Sends one short message to the profile's model, resolved from the saved
  * config exactly as a session resolves it, without retries. A model that
  * is not configured is an outcome (`model_not_configured`), not an error.
@@ -271,12 +338,7 @@ export async function testModel(
       base_url: null,
     };
   }
-  const outcome = await probe.testCall({
-    ...settings,
-    maxRetries: 0,
-    timeoutSeconds: settings.timeoutSeconds ?? TEST_CALL_TIMEOUT_SECONDS,
-    timeoutSetting: settings.timeoutSetting ?? "model.timeout",
-  });
+  const outcome = await probe.testCall(testCallSettings(settings));
   return {
     ...outcome,
     provider: settings.provider,
@@ -298,11 +360,41 @@ function nearestModel(model: string, models: readonly string[]): string | undefi
     models.find((listed) => listed.toLowerCase().includes(model.toLowerCase()));
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * The listed id that is `model`, also under the other spellings providers
+ * use: `name:latest` for `name` and back (Ollama), and a dated id for an
+ * alias (`claude-sonnet-4-5` → `claude-sonnet-4-5-20250929`,
+ * `claude-3-5-sonnet-latest` → `claude-3-5-sonnet-20241022`,
+ * `gpt-4o` → `gpt-4o-2024-08-06`).
+ *
+ * @example
+ * ```ts
+ * listedModel("llama3.2", ["llama3.2:latest"]); // "llama3.2:latest"
+ * listedModel("gpt-4", ["gpt-4o"]);             // undefined
+ * ```
+ */
+export function listedModel(model: string, models: readonly string[]): string | undefined {
+  if (models.includes(model)) return model;
+  const bare = model.replace(/:latest$/, "");
+  const tagged = models.find((listed) => listed === bare || listed === `${bare}:latest`);
+  if (tagged !== undefined) return tagged;
+  const alias = escapeRegExp(model.replace(/-latest$/, ""));
+  const dated = new RegExp(`^${alias}-(\\d{8}|\\d{4}-\\d{2}-\\d{2})$`);
+  return models.find((listed) => dated.test(listed));
+}
+
 /**
  * Contacts the profile's model endpoint: its key works and the configured
- * model is among those `GET /models` lists; when the endpoint has no model
- * list, one tiny completion instead. Null when no model is configured (the
- * offline checks already say so) or the provider is unknown.
+ * model is among those `GET /models` lists (under its own name or another
+ * spelling, see {@link listedModel}). Where the list does not prove the key
+ * (OpenRouter's is public), the provider's key check is asked too. A model
+ * that is not listed, an endpoint with no model list, or a key check that
+ * is not there gets one tiny completion before the check fails. Null when
+ * no model is configured (the offline checks already say so).
  *
  * @throws ConfigParseError when config.yaml is not YAML.
  */
@@ -312,7 +404,8 @@ export async function checkModelEndpoint(
 ): Promise<EndpointCheck | null> {
   const loaded = await loadExpandedConfig(profile);
   const { provider, base_url: baseUrl } = loaded.config.model;
-  if (provider && providerProblem(provider, baseUrl)) return null;
+  // A name that is not a provider is used as an OpenAI-compatible server once it has an endpoint.
+  if (provider && providerProblem(provider, baseUrl) && !baseUrl?.trim()) return null;
   let settings: ModelSettings;
   try {
     settings = resolveModelSettings(loaded.config, loaded.credentials.lookup);
@@ -327,35 +420,46 @@ export async function checkModelEndpoint(
     baseUrl: settings.baseUrl ?? info.baseUrl ?? "",
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
   };
+  const model = settings.model;
+  const ok = (detail: string): EndpointCheck => ({ name: "endpoint", status: "ok", detail });
+  const fail = (detail: string): EndpointCheck => ({ name: "endpoint", status: "fail", detail });
+  const testCall = () => probe.testCall(testCallSettings(settings));
+
   const listed = await probe.listModels(endpoint);
-  if (listed.ok) {
-    if (listed.models.includes(settings.model)) {
-      return {
-        name: "endpoint",
-        status: "ok",
-        detail: `${listed.url} answered; "${settings.model}" is available`,
-      };
-    }
-    const near = nearestModel(settings.model, listed.models);
-    return {
-      name: "endpoint",
-      status: "fail",
-      detail: `"${settings.model}" is not among the ${listed.models.length} models ${listed.url} ` +
-        `lists${near ? ` (did you mean "${near}"?)` : ""}; choose one with \`herald model\``,
-    };
+  if (!listed.ok) {
+    if (listed.code !== "unsupported") return fail(listed.message);
+    const test = await testCall();
+    return test.ok
+      ? ok(`${endpoint.baseUrl} answered a test message from "${model}" (it lists no models)`)
+      : fail(test.message);
   }
-  if (listed.code !== "unsupported") {
-    return { name: "endpoint", status: "fail", detail: listed.message };
+  let keyProven = info.keyCheckPath === undefined;
+  if (info.keyCheckPath !== undefined) {
+    const key = await probe.checkKey(endpoint, info.keyCheckPath);
+    if (!key.ok && key.code !== "unsupported") return fail(key.message);
+    keyProven = key.ok;
   }
-  const test = await probe.testCall({ ...settings, maxRetries: 0 });
-  return test.ok
-    ? {
-      name: "endpoint",
-      status: "ok",
-      detail: `${endpoint.baseUrl} answered a test message from "${settings.model}" ` +
-        "(it lists no models)",
-    }
-    : { name: "endpoint", status: "fail", detail: test.message };
+  const found = listedModel(model, listed.models);
+  if (found !== undefined) {
+    const available = `"${model}" is available${found === model ? "" : ` (listed as "${found}")`}`;
+    if (keyProven) return ok(`${listed.url} answered; ${available}`);
+    const test = await testCall();
+    return test.ok
+      ? ok(`${listed.url} answered; ${available}, and it answered a test message`)
+      : fail(test.message);
+  }
+  const test = await testCall();
+  if (test.ok) {
+    return ok(
+      `${listed.url} does not list "${model}", but it answered a test message from it`,
+    );
+  }
+  const near = nearestModel(model, listed.models);
+  return fail(
+    `"${model}" is not among the ${listed.models.length} models ${listed.url} lists` +
+      `${near ? ` (did you mean "${near}"?)` : ""}, and a test call failed (${test.message}); ` +
+      "choose one with `herald model`",
+  );
 }
 
 /** The profile's model and the models its endpoint lists (`herald model`). */
@@ -379,9 +483,12 @@ export async function listProfileModels(
   if (!state.provider || !state.base_url || providerProblem(state.provider, state.base_url)) {
     return { state, listing: null };
   }
+  // The configured endpoint is asked with the key a session sends it.
+  const { key } = await sessionKey(profile, state.provider);
   const listing = await listEndpointModels(profile, probe, {
     provider: state.provider,
     base_url: state.base_url,
+    ...(key ? { api_key: key } : {}),
   });
   return { state, listing };
 }

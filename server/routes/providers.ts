@@ -29,6 +29,7 @@ import { ApiError } from "../errors.ts";
 import { urlHost } from "../origin.ts";
 import { scopedBody, scopedContext } from "../profile_scope.ts";
 import { absentAsUndefined, requiredString } from "../_input.ts";
+import { isHttpUrl } from "../../core/_util/url.ts";
 
 /** How long a started sign-in may wait for its code. */
 const STATE_TTL_MS = 10 * 60 * 1000;
@@ -79,12 +80,6 @@ function requireProvider(c: Context): OAuthProvider {
     );
   }
   return provider;
-}
-
-function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
-  return protocol === "http:" || protocol === "https:";
 }
 
 /** Exchanges a code for a key: OpenRouter's `POST /api/v1/auth/keys` returns `{key}`. */

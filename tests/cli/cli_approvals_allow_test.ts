@@ -81,12 +81,15 @@ Deno.test("an unknown or hardline rule is a usage error naming the valid rules; 
     const [rule, pattern] of [
       [
         "rm_recursiv:build",
-        /no rule named "rm_recursiv"\. Valid rules: rm_recursive\[:<targets>\]/,
+        /no rule named "rm_recursiv"\. Valid rules: rm_recursive:<targets>/,
       ],
       ["rm_root", /rm_root is refused outright \(hardline\)/],
       ["fork_bomb", /refused outright/],
       ["git_reset_hard:main", /git_reset_hard takes no targets/],
-      ["rm_recursive:", /give the targets after "rm_recursive:"/],
+      ["rm_recursive:", /give the target it covers after "rm_recursive:"/],
+      ["rm_recursive", /give the target it covers after "rm_recursive:", as rm_recursive:<dir>/],
+      ["rm_recursive:./", /as rm_recursive:<dir> \(for example rm_recursive:build\)/],
+      ["git_push_force", /as git_push_force:<remote> <branch>/],
       ["write_outside_workdir", /needs the absolute folder/],
       ["write_outside_workdir:tmp", /needs the absolute folder/],
       ["", /no rule named ""/],
@@ -107,9 +110,25 @@ Deno.test("an unknown or hardline rule is a usage error naming the valid rules; 
 
 Deno.test("mkfs is allowable with targets (its scoped rule asks) though a disk target is hardline", () => {
   assert.equal(checkAllowRule(" mkfs:disk.img "), "mkfs:disk.img");
-  assert.equal(checkAllowRule("find_delete"), "find_delete");
+  assert.throws(() => checkAllowRule("find_delete"), /"find_delete" alone would cover only/);
   assert.equal(checkAllowRule("git_push_force:origin  main main"), "git_push_force:origin main");
   assert.equal(checkAllowRule("write_outside_workdir:/"), "write_outside_workdir:/");
+});
+
+Deno.test("remove reads the rule as allow does, and still removes an old entry as written", async () => {
+  await using home = await tempDir();
+  await Deno.writeTextFile(
+    join(home.path, "config.yaml"),
+    "approvals:\n  allow:\n    - rm_recursive\n    - rm_recursive:build\n    - git_reset_hard\n",
+  );
+  const normal = await herald(home.path, "approvals", "remove", "rm_recursive:./build/", "--json");
+  assert.equal(normal.code, 0, normal.stderr);
+  assert.equal(JSON.parse(normal.stdout).rule, "rm_recursive:build");
+  assert.deepEqual(await allowList(home.path), ["rm_recursive", "git_reset_hard"]);
+  const old = await herald(home.path, "approvals", "remove", " rm_recursive ");
+  assert.equal(old.code, 0, old.stderr);
+  assert.match(old.stdout, /^Removed rm_recursive from approvals\.allow/);
+  assert.deepEqual(await allowList(home.path), ["git_reset_hard"]);
 });
 
 Deno.test("allows from several processes at once all land in approvals.allow", async () => {

@@ -82,6 +82,25 @@ Deno.test("doctor reports an unknown provider in config.yaml as a failure", asyn
   assert.match(model.detail, /Unknown provider "openruter"; did you mean "openrouter"\?/);
 });
 
+Deno.test("doctor exits 0 with a warning for an existing near-typo provider that has base_url", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer({ models: ["gpt-test"] });
+  await writeConfig(
+    home.path,
+    `model:\n  provider: ollama2\n  base_url: ${server.openaiBaseUrl}\n  default: gpt-test\n`,
+  );
+  const result = await herald(home.path, "doctor", "--json");
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  const checks: Check[] = JSON.parse(result.stdout).checks;
+  const model = checks.find((check) => check.name === "model")!;
+  assert.equal(model.status, "warn");
+  assert.match(model.detail, /"ollama2" is not a known provider/);
+  assert.equal(checks.find((check) => check.name === "endpoint")?.status, "ok");
+  const typo = await herald(home.path, "config", "set", "model.provider", "ollama3");
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /did you mean "ollama"\?/);
+});
+
 Deno.test("config set model.provider refuses a typo with exit 2, a suggestion and the known list", async () => {
   await using home = await tempDir();
   const result = await herald(home.path, "config", "set", "model.provider", "openruter");

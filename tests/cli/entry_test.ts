@@ -89,6 +89,52 @@ Deno.test("-C and --cd are taken out of argv in any position, like -p", () => {
   assert.throws(() => extractGlobalArgs(["--cd", "--"]), /Option --cd needs a folder/);
 });
 
+Deno.test("-pX and -CX count only before the command or prompt: after it they are text", () => {
+  assert.deepEqual(extractGlobalArgs(["chat", "-q", "-Cool stuff"]), {
+    profile: undefined,
+    rest: ["chat", "-q", "-Cool stuff"],
+  });
+  assert.deepEqual(extractGlobalArgs(["sessions", "rename", "x", "-pfoo"]), {
+    profile: undefined,
+    rest: ["sessions", "rename", "x", "-pfoo"],
+  });
+  assert.deepEqual(extractGlobalArgs(["fix", "-Cthis", "-pthat"]).rest, [
+    "fix",
+    "-Cthis",
+    "-pthat",
+  ]);
+  // Before the first word, and the spaced and long forms anywhere, still count.
+  assert.deepEqual(extractGlobalArgs(["-pwork", "-C/src", "--json", "sessions", "list"]), {
+    profile: "work",
+    cd: "/src",
+    rest: ["--json", "sessions", "list"],
+  });
+  assert.deepEqual(extractGlobalArgs(["chat", "-q", "hi", "-p", "w", "-C", "d"]), {
+    profile: "w",
+    cd: "d",
+    rest: ["chat", "-q", "hi"],
+  });
+  assert.deepEqual(extractGlobalArgs(["chat", "--profile=w", "--cd=d"]), {
+    profile: "w",
+    cd: "d",
+    rest: ["chat"],
+  });
+  assert.equal(extractGlobalArgs(["sessions", "--profile", "w", "list"]).profile, "w");
+});
+
+Deno.test("a prompt that starts with -C reaches the model as typed", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer({ replies: [{ text: "noted" }] });
+  await configureModel(home.path, server.openaiBaseUrl);
+  const io = captureOutput();
+  const code = await run(["chat", "-q", "-Cool stuff"], {
+    io,
+    env: { HERALD_HOME: home.path, HOME: "/nonexistent" },
+  });
+  assert.equal(code, 0, io.stderr);
+  assert.deepEqual(userPrompts(server.requests), ["-Cool stuff"]);
+});
+
 Deno.test("--json counts only before a -- terminator", () => {
   assert.equal(hasJsonFlag(["sessions", "list", "--json"]), true);
   assert.equal(hasJsonFlag(["chat", "-q", "x"]), false);

@@ -55,6 +55,20 @@ Deno.test("herald help with an unknown command exits 2 and suggests the nearest"
   assert.throws(() => Deno.statSync(home), Deno.errors.NotFound);
 });
 
+Deno.test("herald help followed by a sentence says how to send it to the agent", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "never-created");
+  const result = await herald(home, "help", "me", "fix", "this");
+  assert.equal(result.code, 2);
+  assert.equal(
+    result.stderr,
+    'herald: Unknown command "me"; run `herald --help` to see the commands. ' +
+      'To send "help me fix this" to the agent as a prompt, run `herald -- help me fix this`\n',
+  );
+  const nested = await herald(home, "help", "sessions", "lsit", "now");
+  assert.doesNotMatch(nested.stderr, /herald --/, "a subcommand's typo gets no prompt hint");
+});
+
 Deno.test("--help ends with the entry points, examples and a pointer to docs/cli.md", async () => {
   await using home = await tempDir();
   const help = await herald(home.path, "--help");

@@ -222,6 +222,96 @@ Deno.test("the PATH line suits the user's shell", () => {
   assert.equal(onPath({ PATH: "/usr/bin" }, "/opt/bin"), false);
 });
 
+Deno.test("a Deno or checkout path with a line break is refused, and comments never carry one", async () => {
+  for (
+    const target of [
+      { kind: "herald" as const, deno: "/opt/deno", checkout: "/src/x\nrm -rf ~ #" },
+      { kind: "herald" as const, deno: "/opt/de\rno", checkout: "/src/herald" },
+      { kind: "herald" as const, deno: "/opt/deno", checkout: "/src/tab\there" },
+      { kind: "profile" as const, profile: "work", herald: "/b/her\nald" },
+    ]
+  ) {
+    assert.throws(
+      () => renderLauncher(target),
+      (error: unknown) =>
+        error instanceof HeraldError && error.code === "launcher_path_invalid" &&
+        error.kind === "usage" && /holds a control character/.test(error.message),
+      JSON.stringify(target),
+    );
+  }
+  await using dir = await tempDir();
+  const path = join(dir.path, "bin", "herald");
+  await assert.rejects(
+    () => installLauncher(path, { kind: "herald", deno: "/opt/deno", checkout: "/a\nb" }),
+    /checkout path "\/a\\nb" holds a control character/,
+  );
+  await assert.rejects(Deno.stat(join(dir.path, "bin")), Deno.errors.NotFound, "nothing written");
+  // Every line that starts with # stays one comment; the script has no other line from a path.
+  const text = renderLauncher({ kind: "herald", deno: "/opt/deno", checkout: "/src/a # b" });
+  assert.match(text, /^# Runs Herald from \/src\/a # b in the folder you are in\.$/m);
+});
+
+/**
+ * Runs `line` in `shell` with `HOME` and a short PATH, and returns PATH's
+ * folders after it. fish runs with its own start-up files (they turn
+ * `fish_user_paths` into PATH) and a fresh config folder each time.
+ */
+async function pathAfter(shell: string, line: string, home: string): Promise<string[]> {
+  const print = shell === "fish"
+    ? "string join \\n -- $PATH"
+    : 'printf "%s\\n" "$PATH" | tr : "\\n"';
+  const args = shell === "fish"
+    ? ["fish", "-c", `${line}; ${print}`]
+    : [shell, "-c", `${line}\n${print}`];
+  const config = await Deno.makeTempDir({ dir: home, prefix: ".config-" });
+  const result = await sh(args, {
+    env: { HOME: home, PATH: "/usr/bin:/bin", XDG_CONFIG_HOME: config },
+  });
+  assert.equal(result.code, 0, `${shell}: ${line}: ${result.stderr}`);
+  return result.stdout.split("\n").filter((entry) => entry !== "");
+}
+
+function installed(shell: string): boolean {
+  try {
+    return new Deno.Command(shell, { args: ["-c", "exit 0"], stdout: "null", stderr: "null" })
+      .outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("the PATH line, run in the real shell, puts the exact folder on the PATH", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "home");
+  const folders = [
+    join(home, ".local", "bin"),
+    join(home, "my tools", "bin"),
+    join(home, `it's "$HOME" \`x\` we!rd\\`, "bin"),
+    join(dir.path, "outside $PATH", "bin"),
+    join(dir.path, "plain", "bin"),
+  ];
+  for (const folder of folders) await Deno.mkdir(folder, { recursive: true });
+  const shells = ["bash", "sh", "zsh", "fish"].filter(installed);
+  assert.ok(shells.includes("bash"), "bash is always there");
+  for (const shell of shells) {
+    for (const folder of folders) {
+      const { line } = pathAdvice({ HOME: home, SHELL: `/bin/${shell}` }, folder, "linux");
+      const path = await pathAfter(shell, line, home);
+      assert.equal(path[0], folder, `${shell}: ${line} gave ${path.join(":")}`);
+      assert.ok(path.includes("/usr/bin"), `${shell}: ${line} kept the PATH`);
+    }
+  }
+  const { line } = pathAdvice(
+    { HOME: home, SHELL: "/usr/bin/fish" },
+    join(home, "my tools", "bin"),
+  );
+  assert.equal(line, 'fish_add_path "$HOME/my tools/bin"');
+  assert.equal(
+    pathAdvice({ HOME: home, SHELL: "/bin/bash" }, join(dir.path, "a $b")).line,
+    `export PATH='${dir.path}/a $b'":$PATH"`,
+  );
+});
+
 Deno.test("the installed launcher runs this checkout from another folder, ignoring its deno.json", async () => {
   await using dir = await tempDir();
   const bin = join(dir.path, "bin");

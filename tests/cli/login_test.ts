@@ -36,7 +36,7 @@ Deno.test("login stores a piped key in .env under the provider's variable and ne
   const home = join(dir.path, "home");
   const result = await herald(home, `${KEY}\n`, "login", "openrouter");
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /Stored the OpenRouter key in .*\.env as OPENROUTER_API_KEY/);
+  assert.match(result.stdout, /Stored the openrouter key in .*\.env as OPENROUTER_API_KEY/);
   assert.ok(!(result.stdout + result.stderr).includes(KEY));
   const env = join(home, ".env");
   assert.match(await Deno.readTextFile(env), new RegExp(`^OPENROUTER_API_KEY=${KEY}$`, "m"));
@@ -53,6 +53,30 @@ Deno.test("login stores a piped key in .env under the provider's variable and ne
   const text = await Deno.readTextFile(env);
   assert.match(text, /^ANTHROPIC_API_KEY=sk-ant-second-key$/m);
   assert.match(text, new RegExp(`^OPENROUTER_API_KEY=${KEY}$`, "m"), "other keys are kept");
+});
+
+Deno.test("login custom stores CUSTOM_API_KEY and leaves an OpenAI key as it is", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "home");
+  await Deno.mkdir(home, { recursive: true });
+  await Deno.writeTextFile(join(home, ".env"), "OPENAI_API_KEY=sk-real-openai\n", { mode: 0o600 });
+  const result = await herald(home, "local-server-key\n", "login", "custom");
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^Stored the custom key in .*\.env as CUSTOM_API_KEY\n/);
+  assert.match(result.stderr, /API key for custom \(hidden\)/);
+  const text = await Deno.readTextFile(join(home, ".env"));
+  assert.match(text, /^OPENAI_API_KEY=sk-real-openai$/m);
+  assert.match(text, /^CUSTOM_API_KEY=local-server-key$/m);
+});
+
+Deno.test("login names a missing profile before asking for the key", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "home");
+  const result = await herald(home, `${KEY}\n`, "-p", "nosuch", "login", "openrouter");
+  assert.notEqual(result.code, 0);
+  assert.match(result.stderr, /nosuch/);
+  assert.doesNotMatch(result.stderr, /API key for/, "the key was not asked for");
+  assert.ok(!(result.stdout + result.stderr).includes(KEY));
 });
 
 Deno.test("login refuses an unknown provider with a suggestion, and an empty key, with exit 2", async () => {

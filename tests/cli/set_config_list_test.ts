@@ -23,15 +23,20 @@ async function written(home: string): Promise<Record<string, Record<string, unkn
 
 Deno.test("a list key takes comma-separated items, separate arguments or JSON", async () => {
   await using home = await tempDir();
-  const commas = await herald(
+  const commas = await herald(home.path, "config", "set", "plugins", " a.ts , b.ts");
+  assert.equal(commas.code, 0, commas.stderr);
+  assert.match(commas.stdout, /^Set plugins = \[ a\.ts, b\.ts \] in /);
+  assert.deepEqual((await written(home.path)).plugins, ["a.ts", "b.ts"]);
+  const deny = await herald(
     home.path,
     "config",
     "set",
     "approvals.deny",
-    " git push * , rm -rf *",
+    " git push *",
+    "rm -rf *",
   );
-  assert.equal(commas.code, 0, commas.stderr);
-  assert.match(commas.stdout, /^Set approvals\.deny = \[ git push \*, rm -rf \* \] in /);
+  assert.equal(deny.code, 0, deny.stderr);
+  assert.match(deny.stdout, /^Set approvals\.deny = \[ git push \*, rm -rf \* \] in /);
   assert.deepEqual((await written(home.path)).approvals.deny, ["git push *", "rm -rf *"]);
 
   const args = await herald(home.path, "config", "set", "terminal.env_passthrough", "A", "B", "C");
@@ -50,6 +55,41 @@ Deno.test("a list key takes comma-separated items, separate arguments or JSON", 
 
   const got = await herald(home.path, "config", "get", "approvals.deny", "--json");
   assert.deepEqual(JSON.parse(got.stdout).value, ["git push *", "rm -rf *"]);
+});
+
+Deno.test("an approvals pattern is one item even with commas: command patterns hold them", async () => {
+  await using home = await tempDir();
+  const one = await herald(home.path, "config", "set", "approvals.deny", "git commit -m a,b *");
+  assert.equal(one.code, 0, one.stderr);
+  assert.deepEqual((await written(home.path)).approvals.deny, ["git commit -m a,b *"]);
+  const two = await herald(home.path, "config", "set", "approvals.allow", "a,b", "rm_recursive:x");
+  assert.equal(two.code, 0, two.stderr);
+  assert.deepEqual((await written(home.path)).approvals.allow, ["a,b", "rm_recursive:x"]);
+  assert.deepEqual(configValueFromArgs("approvals.deny", ["sed -i s/a,b/c/ *"]), [
+    "sed -i s/a,b/c/ *",
+  ]);
+  assert.deepEqual(configValueFromArgs("plugins", ["a.ts,b.ts"]), ["a.ts", "b.ts"]);
+});
+
+Deno.test("JSON the shell split into words is refused with a hint to quote it", async () => {
+  await using home = await tempDir();
+  for (
+    const argv of [
+      ["plugins", "[a.ts,", "b.ts]"],
+      ["plugins", "a.ts]"],
+      ["approvals.deny", "[git push *,", "rm *]"],
+      ["terminal.env_passthrough", "A,B]"],
+    ]
+  ) {
+    const result = await herald(home.path, "config", "set", ...argv);
+    assert.equal(result.code, 2, `${argv.join(" ")}: ${result.stderr}`);
+    assert.match(result.stderr, /starts with \[ or ends with \]/, argv.join(" "));
+    assert.match(result.stderr, /quote the JSON as one argument/, argv.join(" "));
+  }
+  await assert.rejects(Deno.stat(join(home.path, "config.yaml")), Deno.errors.NotFound);
+  const quoted = await herald(home.path, "config", "set", "plugins", '["a.ts", "b.ts"]');
+  assert.equal(quoted.code, 0, quoted.stderr);
+  assert.deepEqual((await written(home.path)).plugins, ["a.ts", "b.ts"]);
 });
 
 Deno.test("an empty list item, an item of the wrong type and extra values for a scalar are usage errors", async () => {

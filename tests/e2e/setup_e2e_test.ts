@@ -69,7 +69,7 @@ Deno.test({
 
     const shown = screen.allText();
     assert.ok(!shown.includes(KEY), "the key never appears on the screen");
-    assert.match(shown, /The key is stored in .*\.env as OPENAI_API_KEY/);
+    assert.match(shown, /The key is stored in .*\.env as CUSTOM_API_KEY/);
     assert.match(shown, /answered "OK"/);
 
     const config = await Deno.readTextFile(join(home.path, "config.yaml"));
@@ -78,7 +78,8 @@ Deno.test({
     assert.ok(config.includes(`base_url: ${server.openaiBaseUrl}`), config);
     assert.match(config, /default: gpt-test/);
     const envFile = join(home.path, ".env");
-    assert.match(await Deno.readTextFile(envFile), new RegExp(`^OPENAI_API_KEY=${KEY}$`, "m"));
+    assert.match(await Deno.readTextFile(envFile), new RegExp(`^CUSTOM_API_KEY=${KEY}$`, "m"));
+    assert.doesNotMatch(await Deno.readTextFile(envFile), /OPENAI_API_KEY/);
     assert.equal(Deno.statSync(envFile).mode! & 0o777, 0o600);
 
     const listing = server.requests.find((request) => request.path === "/v1/models")!;
@@ -128,7 +129,7 @@ Deno.test("a re-run of setup offers the current values, and herald model lists a
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stderr, /custom \(OpenAI-compatible local server\) \(current\)/);
   assert.ok(again.stderr.includes(`[${server.openaiBaseUrl}]`), again.stderr);
-  assert.match(again.stderr, /Enter keeps the stored OPENAI_API_KEY/);
+  assert.match(again.stderr, /Enter keeps the stored CUSTOM_API_KEY/);
   assert.match(again.stderr, /other-model \(current\)/);
   assert.match(again.stdout, /Test call succeeded: other-model .* answered "second"/);
 
@@ -145,6 +146,43 @@ Deno.test("a re-run of setup offers the current values, and herald model lists a
   const view = JSON.parse(json.stdout);
   assert.equal(view.model, "gpt-test");
   assert.deepEqual(view.models, ["gpt-test", "other-model"]);
+});
+
+Deno.test("setup of a custom server never offers nor sends to it an OpenAI key as its own", async () => {
+  await using home = await tempDir();
+  const openai = "sk-real-openai-key-Hq72";
+  await Deno.writeTextFile(join(home.path, ".env"), `OPENAI_API_KEY=${openai}\n`, { mode: 0o600 });
+  await using server = await startModelServer({ models: ["gpt-test"], replies: [{ text: "OK" }] });
+  const result = await runHerald({
+    args: ["setup"],
+    home: home.path,
+    stdin: `${CUSTOM_NUMBER}\n${server.openaiBaseUrl}\n\n1\n`,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.doesNotMatch(result.stderr, /Enter keeps/);
+  assert.match(result.stderr, /API key \(hidden; Enter if the server needs none\)/);
+  const listing = server.requests.find((request) => request.path === "/v1/models")!;
+  assert.equal(listing.headers.authorization, undefined, "the OpenAI key is not sent to list");
+  // Sessions still read OPENAI_API_KEY for custom when CUSTOM_API_KEY is unset; setup says so.
+  assert.match(result.stderr, /Note: custom has no key of its own, so OPENAI_API_KEY is sent/);
+  assert.match(result.stderr, /herald login custom/);
+  assert.ok(!(result.stdout + result.stderr).includes(openai));
+  assert.equal(await Deno.readTextFile(join(home.path, ".env")), `OPENAI_API_KEY=${openai}\n`);
+
+  // A key typed for the server goes to CUSTOM_API_KEY; the OpenAI key stays as it was.
+  const typed = await runHerald({
+    args: ["setup", "--no-test"],
+    home: home.path,
+    stdin: `${CUSTOM_NUMBER}\n\nsk-local-server\n1\n`,
+  });
+  assert.equal(typed.code, 0, typed.stderr);
+  assert.match(typed.stdout, /The key is stored in .*\.env as CUSTOM_API_KEY/);
+  assert.doesNotMatch(typed.stderr, /Note:/);
+  const env = await Deno.readTextFile(join(home.path, ".env"));
+  assert.match(env, new RegExp(`^OPENAI_API_KEY=${openai}$`, "m"));
+  assert.match(env, /^CUSTOM_API_KEY=sk-local-server$/m);
+  const listings = server.requests.filter((request) => request.path === "/v1/models");
+  assert.equal(listings.at(-1)!.headers.authorization, "Bearer sk-local-server");
 });
 
 Deno.test("setup with a closed port says the server is not reachable and what to check", async () => {

@@ -191,3 +191,46 @@ Deno.test("https to a plain HTTP server is a TLS failure naming the URL", async 
   assert.ok(error.message.startsWith(`Cannot reach custom at ${base}: the TLS handshake failed`));
   assert.match(error.message, /check model\.base_url/);
 });
+
+Deno.test("a redirect is not followed with the key: the outcome names the URL and the setting", async () => {
+  await using elsewhere = await rawServer(() => Response.json({ data: [{ id: "m" }] }));
+  await using moved = await rawServer(() => Response.redirect(`${elsewhere.url}/v1/models`, 302));
+  for (const wire of ["anthropic", "openai"] as const) {
+    const listed = await createModelProbe().listModels({
+      provider: wire === "anthropic" ? "anthropic" : "custom",
+      wire,
+      baseUrl: `${moved.url}/v1`,
+      apiKey: "sk-secret-redirect",
+    });
+    assert.ok(!listed.ok, JSON.stringify(listed));
+    assert.match(
+      listed.message,
+      /redirected \(HTTP 302\) to http:\/\/127\.0\.0\.1:\d+\/v1\/models/,
+    );
+    assert.match(listed.message, /Herald does not follow redirects with your key/);
+    assert.match(listed.message, /model\.base_url/);
+  }
+  assert.equal(elsewhere.hits, 0, "the key never reached the other address");
+});
+
+Deno.test("the key check asks <base_url>/key with the key and reports a refusal", async () => {
+  await using openrouter = await rawServer((request) =>
+    request.headers.get("authorization") === "Bearer sk-or-right"
+      ? Response.json({ data: { label: "mine" } })
+      : Response.json({ error: { message: "No auth credentials found" } }, { status: 401 })
+  );
+  const endpoint = {
+    provider: "openrouter",
+    wire: "openai" as const,
+    baseUrl: `${openrouter.url}/api/v1/`,
+  };
+  const probe = createModelProbe();
+  assert.deepEqual(await probe.checkKey({ ...endpoint, apiKey: "sk-or-right" }, "/key"), {
+    ok: true,
+    url: `${openrouter.url}/api/v1/key`,
+  });
+  const refused = await probe.checkKey({ ...endpoint, apiKey: "sk-or-wrong" }, "/key");
+  assert.ok(!refused.ok && refused.code === "auth", JSON.stringify(refused));
+  assert.match(refused.message, /\/api\/v1\/key rejected the key \(HTTP 401\)/);
+  assert.match(refused.message, /herald login openrouter/);
+});

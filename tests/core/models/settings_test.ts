@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { ConfigSchema, type HeraldConfig } from "../../../core/config/schema.ts";
 import { ModelError } from "../../../core/errors.ts";
 import { detectProviderFromEnv, resolveModelSettings } from "../../../core/models/settings.ts";
+import { routeOf } from "../../../core/models/fallback.ts";
+import { providerInfo, providerKeyVariable } from "../../../core/providers.ts";
 
 function config(value: Record<string, unknown>): HeraldConfig {
   return ConfigSchema.parse(value);
@@ -166,4 +168,24 @@ Deno.test("overrides win, and another provider does not inherit the configured e
 
   const moved = resolveModelSettings(base, env(), { baseUrl: "http://127.0.0.1:1/v1" });
   assert.equal(moved.baseUrl, "http://127.0.0.1:1/v1");
+});
+
+Deno.test("custom reads CUSTOM_API_KEY first and OPENAI_API_KEY only as a fallback", () => {
+  const custom = config({
+    model: { provider: "custom", base_url: "http://127.0.0.1:8080/v1", default: "m" },
+  });
+  assert.equal(providerInfo("custom").keyEnv, "CUSTOM_API_KEY");
+  const both = env({ CUSTOM_API_KEY: "sk-custom", OPENAI_API_KEY: "sk-openai" });
+  assert.equal(resolveModelSettings(custom, both).apiKey, "sk-custom");
+  const legacy = env({ OPENAI_API_KEY: "sk-openai", OPENAI_API_KEY_2: "sk-openai-2" });
+  assert.equal(resolveModelSettings(custom, legacy).apiKey, "sk-openai", "older setups still work");
+  assert.equal(providerKeyVariable(providerInfo("custom"), legacy), "OPENAI_API_KEY");
+  const route = routeOf(resolveModelSettings(custom, legacy), legacy);
+  assert.deepEqual(route.keys.map((key) => key.source), ["OPENAI_API_KEY", "OPENAI_API_KEY_2"]);
+  assert.equal(resolveModelSettings(custom, env()).apiKey, undefined, "custom may be keyless");
+  // Other providers have no fallback variable.
+  notConfigured(
+    () => resolveModelSettings(config({ model: { provider: "openrouter", default: "m" } }), both),
+    /^No API key for openrouter/,
+  );
 });
