@@ -62,6 +62,7 @@ console.log([
   "| --- | --- | --- | --- | --- |",
   ...[
     [tui.chat, "the prompt line `›` is drawn"] as const,
+    [tui.ready, "the status line names the model (conversation open)"] as const,
     [tui.version, "the version line is drawn"] as const,
   ].map(([s, until]) =>
     `| \`${s.command}\` until ${until} | ${s.runs} | ${ms(s.medianMs)} | ${ms(s.p90Ms)} | ${

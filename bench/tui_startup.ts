@@ -2,7 +2,9 @@
  * Interactive start-up through a real pseudo-terminal: the time from
  * spawning `herald chat` until its prompt (a screen line starting with "›")
  * is drawn, side by side with `herald --version` (until its line is drawn)
- * through the same pty and emulator path, taken in alternation in one run.
+ * through the same pty and emulator path, taken in alternation in one run;
+ * and until the status line names the model (the runtime loaded behind the
+ * prompt and the conversation is open).
  *
  * The chat runs with a fresh home whose model points at the scripted model
  * server on 127.0.0.1 (tests/fakes/model_server.ts), so nothing waits on the
@@ -29,6 +31,8 @@ export interface TuiStartupSample {
 /** The result of one comparison. */
 export interface TuiStartupResult {
   chat: TuiStartupSample;
+  /** Until the status line names the model: the runtime and conversation are open. */
+  ready: TuiStartupSample;
   version: TuiStartupSample;
   /** Median of the chat prompt minus median of `--version`, in milliseconds. */
   differenceMs: number;
@@ -36,6 +40,8 @@ export interface TuiStartupResult {
 
 /** The chat's prompt line, as the emulator shows it (trailing spaces trimmed). */
 const PROMPT_LINE = /^›( |$)/m;
+/** The status line once the conversation is open: it names the model. */
+const READY_LINE = "custom/test-model";
 /** Generous: a failed start shows the screen instead of hanging the bench. */
 const TIMEOUT_MS = 60_000;
 
@@ -89,16 +95,19 @@ export async function benchTuiStartup(runs = 15): Promise<TuiStartupResult> {
     const cwd = join(home, "project");
     await Deno.mkdir(cwd);
     const chat = () => timeToScreen(["chat"], PROMPT_LINE, home, cwd);
+    const ready = () => timeToScreen(["chat"], READY_LINE, home, cwd);
     const version = () => timeToScreen(["--version"], versionLine(), home, cwd);
     for (let i = 0; i < 2; i++) {
       await chat();
       await version();
     }
     const chatTimes: number[] = [];
+    const readyTimes: number[] = [];
     const versionTimes: number[] = [];
     for (let i = 0; i < runs; i++) {
       chatTimes.push(await chat());
       versionTimes.push(await version());
+      readyTimes.push(await ready());
     }
     if (model.requests.length > 0) {
       throw new Error(`Starting the chat made ${model.requests.length} model request(s)`);
@@ -112,6 +121,7 @@ export async function benchTuiStartup(runs = 15): Promise<TuiStartupResult> {
     );
     return {
       chat: chatSample,
+      ready: summarise("herald chat, model in the status line", `${command} chat`, readyTimes),
       version: versionSample,
       differenceMs: chatSample.medianMs - versionSample.medianMs,
     };

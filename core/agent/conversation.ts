@@ -143,7 +143,10 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-const numberFormat = new Intl.NumberFormat("en-US");
+/** `1234567` as `1,234,567`. (Not Intl: loading its locale data costs every process megabytes.) */
+function formatCount(n: number): string {
+  return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
 
 /** What `/usage` shows for `session`. */
 function usageText(session: TurnSession): string {
@@ -151,17 +154,17 @@ function usageText(session: TurnSession): string {
   if (!usage) return "This runtime does not report its usage.";
   const window = usage.contextWindow;
   const context = window
-    ? `${numberFormat.format(usage.contextTokens)} of ${numberFormat.format(window)} tokens (${
+    ? `${formatCount(usage.contextTokens)} of ${formatCount(window)} tokens (${
       Math.round(usage.contextTokens / window * 100)
     }%)`
     : `${
-      numberFormat.format(usage.contextTokens)
+      formatCount(usage.contextTokens)
     } tokens (the window is known after the first turn)`;
   return [
     `Context: ${context}`,
     `This run: ${usage.modelCalls} model call${usage.modelCalls === 1 ? "" : "s"}, ` +
-    `${numberFormat.format(usage.inputTokens)} tokens in, ${
-      numberFormat.format(usage.outputTokens)
+    `${formatCount(usage.inputTokens)} tokens in, ${
+      formatCount(usage.outputTokens)
     } out`,
     `Model: ${session.provider}/${session.model}`,
   ].join("\n");
