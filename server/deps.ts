@@ -34,7 +34,7 @@ export interface ServerDeps {
   env: Record<string, string | undefined>;
   /** Command that runs the `herald` CLI in child processes (update, restart, pty, MCP installs). */
   heraldCommand: readonly string[];
-  /** What the web terminal (`/api/pty`) runs: `herald chat` (default) or the user's shell (`--tui`). */
+  /** What the web terminal (`/api/pty`) runs: `herald chat`, the TUI (default), or the user's shell (`--shell`). */
   ptyMode?: "chat" | "shell";
   /** Working directory for chat sessions and terminals (default: the server's). */
   cwd?: string;

@@ -40,6 +40,7 @@ interface DashboardOptions {
   port: string;
   insecure?: boolean;
   tui?: boolean;
+  shell?: boolean;
 }
 
 function parsePort(value: string): number {
@@ -106,9 +107,17 @@ export function registerDashboard(program: Command, ctx: () => CliContext): void
       "--insecure",
       "allow listening on a non-loopback address (anyone who can reach it needs only the token)",
     )
-    .option("--tui", "the web terminal runs your shell instead of herald chat")
+    .option("--tui", "the web terminal runs Herald's chat TUI (the default)")
+    .option("--shell", "the web terminal runs your shell instead of Herald's chat TUI")
     .action(async (options: DashboardOptions) => {
       const c = ctx();
+      if (options.tui && options.shell) {
+        throw new HeraldError(
+          "dashboard_terminal_mode",
+          "usage",
+          "Choose one thing for the web terminal: --tui (Herald's chat, the default) or --shell",
+        );
+      }
       const port = parsePort(options.port);
       const host = options.host.trim();
       if (!isLoopbackHost(host) && !options.insecure) {
@@ -145,7 +154,7 @@ export function registerDashboard(program: Command, ctx: () => CliContext): void
         startedAt: Date.now(),
         pinnedProfile: options.isolated ? c.profile : undefined,
         env: c.env,
-        ptyMode: options.tui ? "shell" : "chat",
+        ptyMode: options.shell ? "shell" : "chat",
         cwd: Deno.cwd(),
         heraldCommand: heraldCommand(),
         sockets,

@@ -1,6 +1,6 @@
 /**
  * What `/api/pty` runs: `herald chat` (the default) or, for a dashboard
- * started with `--tui`'s terminal mode, the user's shell; always with
+ * started with `--shell`, the user's shell; always with
  * `HERALD_HOME` pointing at the selected profile's home.
  *
  * The shell starts from the child allowlist (adapters/process/child_env.ts)

@@ -248,7 +248,7 @@ Deno.test({
       home.path,
       [],
       { HERALD_DASHBOARD_SESSION_TOKEN: token, SHELL: "/bin/bash", HOME: home.path },
-      ["--tui"],
+      ["--shell"],
     );
     const port = Number(dashboard.url.port);
     const terminalPids: number[] = [];
