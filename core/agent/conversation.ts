@@ -157,15 +157,11 @@ function usageText(session: TurnSession): string {
     ? `${formatCount(usage.contextTokens)} of ${formatCount(window)} tokens (${
       Math.round(usage.contextTokens / window * 100)
     }%)`
-    : `${
-      formatCount(usage.contextTokens)
-    } tokens (the window is known after the first turn)`;
+    : `${formatCount(usage.contextTokens)} tokens (the window is known after the first turn)`;
   return [
     `Context: ${context}`,
     `This run: ${usage.modelCalls} model call${usage.modelCalls === 1 ? "" : "s"}, ` +
-    `${formatCount(usage.inputTokens)} tokens in, ${
-      formatCount(usage.outputTokens)
-    } out`,
+    `${formatCount(usage.inputTokens)} tokens in, ${formatCount(usage.outputTokens)} out`,
     `Model: ${session.provider}/${session.model}`,
   ].join("\n");
 }
