@@ -17,13 +17,7 @@ import type { ToolCall } from "../../core/models/types.ts";
 import { lineDiff, renderDiff } from "./diff.ts";
 import { displayWidth, sanitizeText, type Style, truncate } from "./style.ts";
 import { wrap } from "./wrap.ts";
-import {
-  type Json,
-  parseObject,
-  type ToolEnd,
-  toolFailed,
-  toolFailureLabel,
-} from "./tool_result.ts";
+import { type Json, parseObject, type ToolEnd, toolFailed, toolFailure } from "./tool_result.ts";
 
 export { toolFailed, toolFailure } from "./tool_result.ts";
 export type { ToolEnd } from "./tool_result.ts";
@@ -151,7 +145,7 @@ export function toolBlock(end: ToolEnd, style: Style, width: number): string[] {
   const lines: string[] = [];
   if (failed) {
     // The reason on the status line, wrapped below it when long; the duration after it.
-    const label = oneLine(toolFailureLabel(end, result));
+    const label = oneLine(toolFailure(end) ?? "failed");
     const tail = duration ? style.muted(` · ${duration}`) : "";
     const wrapped = wrap(style.error(label), width - displayWidth(tail), {
       indent: `  ${style.error("✗")} `,

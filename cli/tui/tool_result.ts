@@ -1,12 +1,13 @@
 /**
  * Whether a finished tool call failed from the user's point of view, and
- * why in a few words. Kept apart from the renderers (blocks.ts) so the plain
- * chat loop can judge a call without loading them.
+ * why in a few words, for the renderers and the plain chat loop (kept apart
+ * from blocks.ts so the plain loop need not load the renderers).
  *
  * @module
  */
 
 import type { ToolCall } from "../../core/models/types.ts";
+import { toolCallFailure } from "../../core/tools/outcome_failure.ts";
 
 /** A finished tool call, as the agent reports it. */
 export interface ToolEnd {
@@ -19,6 +20,8 @@ export interface ToolEnd {
   content?: string;
   /** write_file: the file's text before the write, null when it was new. */
   before?: string | null;
+  /** The agent's judgement of a failure (`exit 1`, ...), when the event carries it. */
+  failure?: string | null;
 }
 
 /** A JSON object. */
@@ -38,6 +41,22 @@ export function parseObject(text: string | undefined): Json | null {
 }
 
 /**
+ * Why the call failed, in a few words (`exit 1`, `timed out`, the error),
+ * or null when it did not fail from the user's point of view: the agent's
+ * own judgement when the event carries it (`failure`), else the same rule
+ * (core/tools/outcome_failure.ts) applied here.
+ */
+export function toolFailure(end: ToolEnd): string | null {
+  if (end.failure !== undefined) return end.failure;
+  return toolCallFailure({
+    name: end.call.name,
+    ok: end.ok,
+    content: end.content ?? "",
+    message: end.ok ? undefined : end.summary,
+  });
+}
+
+/**
  * True when the call failed from the user's point of view: the tool
  * failed, or a terminal command exited non-zero or timed out.
  *
@@ -47,33 +66,5 @@ export function parseObject(text: string | undefined): Json | null {
  * ```
  */
 export function toolFailed(end: ToolEnd): boolean {
-  if (!end.ok) return true;
-  const result = parseObject(end.content);
-  if (!result) return false;
-  if (typeof result.error === "string" && typeof result.code === "string") return true;
-  if (end.call.name === "terminal") {
-    return (typeof result.exit_code === "number" && result.exit_code !== 0) ||
-      result.timed_out === true;
-  }
-  return false;
-}
-
-/**
- * Why the call failed, in a few words (`exit 1`, `timed out`, the error),
- * or null when it did not fail from the user's point of view.
- */
-export function toolFailure(end: ToolEnd): string | null {
-  return toolFailed(end) ? toolFailureLabel(end, parseObject(end.content)) : null;
-}
-
-/** Why a failed call failed, in a few words for the status line. */
-export function toolFailureLabel(end: ToolEnd, result: Json | null): string {
-  if (end.ok && end.call.name === "terminal" && result) {
-    if (result.timed_out === true) return "timed out";
-    if (typeof result.exit_code === "number" && result.exit_code !== 0) {
-      return `exit ${result.exit_code}`;
-    }
-  }
-  if (result && typeof result.error === "string") return result.error;
-  return end.summary || "failed";
+  return toolFailure(end) !== null;
 }

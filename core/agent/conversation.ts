@@ -628,6 +628,7 @@ export class Conversation {
           ok: event.ok,
           summary: event.summary,
           duration_ms: Math.round(event.durationMs),
+          failure: event.failure,
         });
       case "approval_request":
         return this.#publish(session, "approval.requested", {

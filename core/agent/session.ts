@@ -44,6 +44,7 @@ import type {
   TurnStop,
 } from "./turn_runtime.ts";
 import { MutationTracker } from "./verifier.ts";
+import { toolCallFailure } from "../tools/outcome_failure.ts";
 
 export type { AgentEvent, SendOptions, TurnResult } from "./turn_runtime.ts";
 
@@ -366,6 +367,12 @@ export class AgentSession implements TurnSession {
           summary: summarise(outcome),
           durationMs: performance.now() - started,
           content: outcome.content,
+          failure: toolCallFailure({
+            name: call.name,
+            ok: outcome.ok,
+            content: outcome.content,
+            message: outcome.ok ? undefined : outcome.message,
+          }),
         });
       });
       lanes.set(lane, run);

@@ -27,6 +27,11 @@ export type AgentEvent =
     durationMs: number;
     /** The result as the model sees it (JSON text), for surfaces that preview output. */
     content: string;
+    /**
+     * Why the call failed from the user's point of view (`exit 1`, `timed
+     * out`, the tool's error), or null (core/tools/outcome_failure.ts).
+     */
+    failure: string | null;
   }
   /** A dangerous action goes to the approval handler (a rule granted for the session does not). */
   | { type: "approval_request"; request: ApprovalRequest }

@@ -78,6 +78,8 @@ export const ToolComplete = event("tool.complete", {
   ok: z.boolean(),
   summary: z.string(),
   duration_ms: z.number(),
+  /** Why the call failed from the user's point of view (`exit 1`, ...), or null. */
+  failure: z.string().nullable(),
 });
 
 /** A dangerous action waits for the approval policy (which may ask a human). */

@@ -32,7 +32,7 @@
  * `message.start {session_key, session_id}` (a turn begins, before its first delta),
  * `message.delta {session_key, text}`,
  * `tool.start {session_key, tool_call_id, name, arguments}`,
- * `tool.complete {session_key, tool_call_id, name, ok, summary, duration_ms}`,
+ * `tool.complete {session_key, tool_call_id, name, ok, summary, duration_ms, failure}`,
  * `message.complete {session_key, session_id, response, tool_calls, aborted, hit_max_turns,
  * stopped?}` (`stopped: "tool_loop"` when the loop guard ended the turn early),
  * `message.error {session_key, session_id, code, message}` (the turn failed; the call fails too),

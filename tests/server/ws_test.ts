@@ -329,6 +329,11 @@ Deno.test("a dangerous command asks over the socket: deny refuses it, once runs 
   const [toolDone] = client.named("tool.complete");
   assert.equal(toolDone.params.ok, false);
   assert.match(String(toolDone.params.summary), /not approved/);
+  assert.match(
+    String(toolDone.params.failure),
+    /not approved/,
+    "the failure is named for the client",
+  );
   assert.ok((await Deno.stat(victim)).isDirectory);
 
   const again = await client.request("approval.respond", { id: ask.params.id, choice: "once" });

@@ -213,6 +213,7 @@ function onEvent(state: GatewayState, key: string, event: AgentEvent): void {
         ok: event.ok,
         summary: event.summary,
         duration_ms: Math.round(event.durationMs),
+        failure: event.failure,
       });
       break;
     case "compressed":
