@@ -24,14 +24,11 @@ export class History {
   readonly #path: string | undefined;
   readonly #max: number;
   readonly #entries: string[];
-  /** Lines in the file as far as this process knows (others may have added more). */
-  #fileLines: number;
 
-  private constructor(path: string | undefined, max: number, entries: string[], fileLines: number) {
+  private constructor(path: string | undefined, max: number, entries: string[]) {
     this.#path = path;
     this.#max = max;
     this.#entries = entries;
-    this.#fileLines = fileLines;
   }
 
   /**
@@ -47,13 +44,13 @@ export class History {
       // Nothing there yet, or not readable: start empty (adding says what is wrong).
     }
     const lines = parseLines(text);
-    return new History(path, limit, lines.slice(-limit), lines.length);
+    return new History(path, limit, lines.slice(-limit));
   }
 
   /** A history kept in memory only (tests, `--no-history`). */
   static memory(entries: readonly string[] = [], max: number = DEFAULT_HISTORY_MAX): History {
     const limit = checkMax(max);
-    return new History(undefined, limit, entries.slice(-limit), 0);
+    return new History(undefined, limit, entries.slice(-limit));
   }
 
   /** The entries, oldest first. */
@@ -79,8 +76,8 @@ export class History {
     await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
     await withFileLock(path, async () => {
       await appendLine(path, `${JSON.stringify(entry)}\n`);
-      this.#fileLines++;
-      if (this.#fileLines > 2 * this.#max) this.#fileLines = await trim(path, this.#max);
+      // Counted in the file, under the lock: other processes append to it too.
+      if (await countLines(path) > 2 * this.#max) await trim(path, this.#max);
     });
   }
 }
@@ -121,9 +118,17 @@ async function appendLine(path: string, line: string): Promise<void> {
 }
 
 /** Rewrites `path` with its newest `max` entries; returns how many lines it now has. */
-async function trim(path: string, max: number): Promise<number> {
+/** The number of lines in the file at `path`. */
+async function countLines(path: string): Promise<number> {
+  const bytes = await Deno.readFile(path);
+  let lines = 0;
+  for (const byte of bytes) if (byte === 0x0a) lines++;
+  return lines;
+}
+
+/** Cuts the file at `path` back to its newest `max` entries. */
+async function trim(path: string, max: number): Promise<void> {
   const kept = parseLines(await Deno.readTextFile(path)).slice(-max);
   const text = kept.map((entry) => `${JSON.stringify(entry)}\n`).join("");
   await writeFileAtomic(path, text, { mode: 0o600, forceMode: true });
-  return kept.length;
 }
