@@ -47,11 +47,12 @@ async function timeOnce(args: string[], cwd: string): Promise<number> {
   return elapsed;
 }
 
-function summarise(label: string, args: string[], times: number[]): StartupSample {
+/** Median, p90 and minimum of `times`, labelled with what ran (the start-up benches share it). */
+export function summariseTimes(label: string, command: string, times: number[]): StartupSample {
   const sorted = [...times].sort((a, b) => a - b);
   return {
     label,
-    command: `deno ${args.join(" ")}`,
+    command,
     runs: times.length,
     medianMs: quantile(sorted, 0.5),
     p90Ms: quantile(sorted, 0.9),
@@ -74,7 +75,7 @@ export async function benchStartup(repoRoot: string, runs = 40): Promise<Startup
     heraldTimes.push(await timeOnce(heraldArgs, repoRoot));
     baselineTimes.push(await timeOnce(baselineArgs, repoRoot));
   }
-  const herald = summarise("herald --version", heraldArgs, heraldTimes);
-  const baseline = summarise("empty file", baselineArgs, baselineTimes);
+  const herald = summariseTimes("herald --version", `deno ${heraldArgs.join(" ")}`, heraldTimes);
+  const baseline = summariseTimes("empty file", `deno ${baselineArgs.join(" ")}`, baselineTimes);
   return { herald, baseline, ratio: herald.medianMs / baseline.medianMs };
 }

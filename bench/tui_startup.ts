@@ -17,16 +17,10 @@ import { join } from "node:path";
 import { PtyScreen } from "../tests/tui/mod.ts";
 import { startModelServer } from "../tests/fakes/model_server.ts";
 import { versionLine } from "../cli/version.ts";
+import { type StartupSample, summariseTimes } from "./cli_startup.ts";
 
-/** One measured command. */
-export interface TuiStartupSample {
-  label: string;
-  command: string;
-  runs: number;
-  medianMs: number;
-  p90Ms: number;
-  minMs: number;
-}
+/** One measured command (the CLI start-up bench's shape). */
+export type TuiStartupSample = StartupSample;
 
 /** The result of one comparison. */
 export interface TuiStartupResult {
@@ -44,23 +38,6 @@ const PROMPT_LINE = /^›( |$)/m;
 const READY_LINE = "custom/test-model";
 /** Generous: a failed start shows the screen instead of hanging the bench. */
 const TIMEOUT_MS = 60_000;
-
-function quantile(sorted: number[], q: number): number {
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[index];
-}
-
-function summarise(label: string, command: string, times: number[]): TuiStartupSample {
-  const sorted = [...times].sort((a, b) => a - b);
-  return {
-    label,
-    command,
-    runs: times.length,
-    medianMs: quantile(sorted, 0.5),
-    p90Ms: quantile(sorted, 0.9),
-    minMs: sorted[0],
-  };
-}
 
 /** Spawns `herald <args>` in a new pty and returns the milliseconds until `drawn` is on screen. */
 async function timeToScreen(
@@ -113,15 +90,15 @@ export async function benchTuiStartup(runs = 15): Promise<TuiStartupResult> {
       throw new Error(`Starting the chat made ${model.requests.length} model request(s)`);
     }
     const command = "deno run --allow-all cli/main.ts";
-    const chatSample = summarise("herald chat, prompt drawn", `${command} chat`, chatTimes);
-    const versionSample = summarise(
+    const chatSample = summariseTimes("herald chat, prompt drawn", `${command} chat`, chatTimes);
+    const versionSample = summariseTimes(
       "herald --version, line drawn",
       `${command} --version`,
       versionTimes,
     );
     return {
       chat: chatSample,
-      ready: summarise("herald chat, model in the status line", `${command} chat`, readyTimes),
+      ready: summariseTimes("herald chat, model in the status line", `${command} chat`, readyTimes),
       version: versionSample,
       differenceMs: chatSample.medianMs - versionSample.medianMs,
     };

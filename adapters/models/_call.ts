@@ -198,7 +198,7 @@ export function retryNotice(
   return {
     code: "model_retry",
     message: `${failure.message}; retrying in ${seconds}, attempt ${attempt} of ${attempts}`,
-    retry: { delayMs, attempt, attempts },
+    retry: { reason: failure.message, delayMs, attempt, attempts },
   };
 }
 

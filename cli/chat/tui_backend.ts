@@ -10,6 +10,7 @@
 import { Conversation } from "../../core/agent/conversation.ts";
 import { continueTarget, recapOf, recentSessions } from "../../core/usecases/sessions.ts";
 import { openAgentRuntimeLazily } from "../../adapters/runtime/lazy_agent_runtime.ts";
+import { type ChatRuntimeFlags, chatRuntimeOptions } from "./runtime_options.ts";
 import { createContext } from "../context.ts";
 import { captureOutput } from "../io.ts";
 import type { ProcessEnv } from "../../core/config/mod.ts";
@@ -32,14 +33,7 @@ export interface RecentSession {
 }
 
 /** The chat options the terminal UI honours. */
-export interface TuiChatOptions {
-  model?: string;
-  provider?: string;
-  baseUrl?: string;
-  source?: string;
-  safeMode?: boolean;
-  yolo?: boolean;
-}
+export type TuiChatOptions = ChatRuntimeFlags;
 
 /** What the terminal UI gets once the backend is open. */
 export interface TuiBackend {
@@ -76,16 +70,8 @@ export async function openTuiBackend(
   const cwd = Deno.cwd();
   const resume = start.continueHere ? await continueTarget(context, cwd) : start.resume;
   const runtime = await openAgentRuntimeLazily(paths, {
-    safeMode: options.safeMode ?? false,
-    model: options.model,
-    provider: options.provider,
-    baseUrl: options.baseUrl,
-    source: options.source ?? "cli",
-    cwd,
-    env,
+    ...chatRuntimeOptions(options, env, false),
     approvals: hooks.approvals,
-    yolo: options.yolo ?? false,
-    unattended: false,
     onWarning: (file, message) => hooks.warn(`${file}: ${message}`),
   });
   if (runtime.approvals.yolo) hooks.warn(YOLO_NOTICE);

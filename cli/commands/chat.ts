@@ -23,6 +23,7 @@ import { LineReader } from "../chat/lines.ts";
 import { importLazily } from "../../adapters/lazy.ts";
 import { continueTarget } from "../../core/usecases/sessions.ts";
 import { toolFailure } from "../tui/tool_result.ts";
+import { chatRuntimeOptions } from "../chat/runtime_options.ts";
 import { YOLO_NOTICE } from "../../core/tools/approval_policy.ts";
 
 interface ChatOptions {
@@ -192,22 +193,6 @@ function wantsTui(c: CliContext, options: ChatOptions): boolean {
   return c.interactive && c.signals && !options.plain && Deno.stdout.isTerminal();
 }
 
-/** The runtime options every way of chatting shares. */
-function runtimeOptions(c: CliContext, options: ChatOptions, oneShot: boolean) {
-  return {
-    safeMode: options.safeMode ?? false,
-    model: options.model,
-    provider: options.provider,
-    baseUrl: options.baseUrl,
-    source: options.source,
-    cwd: Deno.cwd(),
-    env: c.env,
-    yolo: options.yolo ?? false,
-    // Nobody watches a one-shot question: a tool loop ends the turn.
-    unattended: oneShot,
-  };
-}
-
 /** The interactive chat in the terminal UI (cli/tui/launch.ts, loaded only here). */
 async function chatInTui(c: CliContext, options: ChatOptions, start: StartPoint): Promise<void> {
   // A missing profile is reported before the screen is taken.
@@ -253,7 +238,7 @@ async function chat(c: CliContext, options: ChatOptions, start: StartPoint): Pro
   const lines = oneShot ? undefined : new LineReader(c.input());
   try {
     const runtime = await openAgentRuntimeLazily(await c.paths(), {
-      ...runtimeOptions(c, options, oneShot),
+      ...chatRuntimeOptions(options, c.env, oneShot),
       approvals: terminalApprovals(c.io, c.interactive && !oneShot ? lines : undefined),
       onWarning: (file, message) => c.io.err(`herald: warning: ${file}: ${message}\n`),
     });

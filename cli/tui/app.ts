@@ -398,7 +398,7 @@ class ChatTui {
       case "notice":
         if (event.code === "model_retry" && event.retry) {
           this.#retry = {
-            message: sanitizeText(event.message.split("; retrying")[0]),
+            message: sanitizeText(event.retry.reason),
             at: Date.now() + event.retry.delayMs,
             attempt: event.retry.attempt,
             attempts: event.retry.attempts,

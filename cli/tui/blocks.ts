@@ -17,7 +17,8 @@ import type { ToolCall } from "../../core/models/types.ts";
 import { lineDiff, renderDiff } from "./diff.ts";
 import { displayWidth, sanitizeText, type Style, truncate } from "./style.ts";
 import { wrap } from "./wrap.ts";
-import { type Json, parseObject, type ToolEnd, toolFailed, toolFailure } from "./tool_result.ts";
+import { parseJsonObject } from "../../core/_util/json.ts";
+import { type Json, type ToolEnd, toolFailed, toolFailure } from "./tool_result.ts";
 
 export { toolFailed, toolFailure } from "./tool_result.ts";
 export type { ToolEnd } from "./tool_result.ts";
@@ -49,7 +50,7 @@ function oneLine(text: string): string {
 
 /** The most telling argument of a call, on one line ("" when none). */
 function mainArgument(call: ToolCall): string {
-  const args = parseObject(call.arguments);
+  const args = parseJsonObject(call.arguments);
   if (!args) return oneLine(call.arguments.trim() === "{}" ? "" : call.arguments);
   for (const key of TELLING_ARGUMENTS) {
     const value = args[key];
@@ -139,7 +140,7 @@ function indent(lines: string[]): string[] {
  * ```
  */
 export function toolBlock(end: ToolEnd, style: Style, width: number): string[] {
-  const result = parseObject(end.content);
+  const result = parseJsonObject(end.content);
   const failed = toolFailed(end);
   const duration = formatDuration(end.durationMs);
   const lines: string[] = [];
@@ -166,7 +167,7 @@ export function toolBlock(end: ToolEnd, style: Style, width: number): string[] {
 
 /** The preview of a call that ran. */
 function details(end: ToolEnd, result: Json | null, style: Style, width: number): string[] {
-  const args = parseObject(end.call.arguments) ?? {};
+  const args = parseJsonObject(end.call.arguments) ?? {};
   switch (end.call.name) {
     case "terminal":
       return result ? terminalPreview(result, style, width, toolFailed(end)) : [];

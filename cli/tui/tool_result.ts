@@ -27,19 +27,6 @@ export interface ToolEnd {
 /** A JSON object. */
 export type Json = Record<string, unknown>;
 
-/** `text` parsed as a JSON object; null when absent, not JSON, or not an object. */
-export function parseObject(text: string | undefined): Json | null {
-  if (text === undefined) return null;
-  try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? value as Json
-      : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Why the call failed, in a few words (`exit 1`, `timed out`, the error),
  * or null when it did not fail from the user's point of view: the agent's

@@ -20,6 +20,7 @@ import type { SlashRegistry } from "../commands/registry.ts";
 import { eventOf, type EventPayload, type EventPublisher, type EventType } from "../events/mod.ts";
 import type { SkillCatalog } from "../skills/mod.ts";
 import { rollbackReply } from "./checkpoints.ts";
+import { toolCompleteView, toolStartView } from "./turn_view.ts";
 import type {
   AgentEvent,
   SendOptions,
@@ -616,20 +617,9 @@ export class Conversation {
       case "text":
         return this.#publish(session, "message.delta", { text: event.delta });
       case "tool_start":
-        return this.#publish(session, "tool.start", {
-          tool_call_id: event.call.id,
-          name: event.call.name,
-          arguments: event.call.arguments,
-        });
+        return this.#publish(session, "tool.start", toolStartView(event));
       case "tool_end":
-        return this.#publish(session, "tool.complete", {
-          tool_call_id: event.call.id,
-          name: event.call.name,
-          ok: event.ok,
-          summary: event.summary,
-          duration_ms: Math.round(event.durationMs),
-          failure: event.failure,
-        });
+        return this.#publish(session, "tool.complete", toolCompleteView(event));
       case "approval_request":
         return this.#publish(session, "approval.requested", {
           tool: event.request.tool,

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { ToolCall } from "../models/types.ts";
+import type { RetryInfo, ToolCall } from "../models/types.ts";
 import type { SkillCatalog } from "../skills/mod.ts";
 import type { ApprovalChoice, ApprovalRequest } from "../tools/types.ts";
 import type { SessionRollback } from "./checkpoints.ts";
@@ -65,7 +65,7 @@ export type AgentEvent =
     code: string;
     message: string;
     /** For `model_retry`: the wait before the next attempt, and which attempt of how many it is. */
-    retry?: { delayMs: number; attempt: number; attempts: number };
+    retry?: RetryInfo;
   };
 
 /** Why a turn ended before the model's final answer, when something stopped it. */

@@ -2,12 +2,14 @@
  * A turn's result as JSON shows it (`herald chat -q --json`, the gateway's
  * `session.send` result and `message.complete`): one function, so the
  * terminal and the dashboard print the same keys in the same order. Each
- * surface adds `stopped` its own way.
+ * surface adds `stopped` its own way. The same for the tool events the bus
+ * and the gateway publish.
  *
  * @module
  */
 
-import type { TurnResult } from "./turn_runtime.ts";
+import type { EventPayload } from "../events/mod.ts";
+import type { AgentEvent, TurnResult } from "./turn_runtime.ts";
 
 /** The JSON view of a {@link TurnResult}, without `stopped`. */
 export interface TurnView {
@@ -34,5 +36,30 @@ export function turnView(result: TurnResult): TurnView {
     tool_calls: result.toolCalls,
     aborted: result.aborted,
     hit_max_turns: result.hitMaxTurns,
+  };
+}
+
+/** The JSON view of a tool call starting (`tool.start` on the bus and the gateway). */
+export function toolStartView(
+  event: Extract<AgentEvent, { type: "tool_start" }>,
+): EventPayload<"tool.start"> {
+  return {
+    tool_call_id: event.call.id,
+    name: event.call.name,
+    arguments: event.call.arguments,
+  };
+}
+
+/** The JSON view of a finished tool call (`tool.complete` on the bus and the gateway). */
+export function toolCompleteView(
+  event: Extract<AgentEvent, { type: "tool_end" }>,
+): EventPayload<"tool.complete"> {
+  return {
+    tool_call_id: event.call.id,
+    name: event.call.name,
+    ok: event.ok,
+    summary: event.summary,
+    duration_ms: Math.round(event.durationMs),
+    failure: event.failure,
   };
 }

@@ -73,7 +73,17 @@ export interface ModelNotice {
   code: "model_fallback" | "model_key_rotated" | "model_retry";
   message: string;
   /** For `model_retry`: the wait before the next attempt, and which attempt of how many it is. */
-  retry?: { delayMs: number; attempt: number; attempts: number };
+  retry?: RetryInfo;
+}
+
+/** A failed call waiting for its next attempt (a `model_retry` notice). */
+export interface RetryInfo {
+  /** What failed, in one line (the notice's message adds the wait and the attempt). */
+  reason: string;
+  delayMs: number;
+  /** The attempt that comes next, of `attempts` in all. */
+  attempt: number;
+  attempts: number;
 }
 
 /** Streaming callbacks; each is optional. */

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { parseJsonObject } from "../_util/json.ts";
+
 /** What the judgement reads of a finished call. */
 export interface FinishedCall {
   /** The tool's name (`terminal`, `patch`, ...). */
@@ -18,17 +20,6 @@ export interface FinishedCall {
   content: string;
   /** The tool's error message when it failed. */
   message?: string;
-}
-
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? value as Record<string, unknown>
-      : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -42,7 +33,7 @@ function parseObject(text: string): Record<string, unknown> | null {
  * ```
  */
 export function toolCallFailure(call: FinishedCall): string | null {
-  const result = parseObject(call.content);
+  const result = parseJsonObject(call.content);
   if (!call.ok) {
     if (call.message) return call.message;
     return typeof result?.error === "string" ? result.error : "failed";

@@ -17,7 +17,7 @@
 import { z } from "zod";
 import { Conversation, type ConversationResult } from "../../../core/agent/conversation.ts";
 import type { AgentEvent, TurnResult } from "../../../core/agent/turn_runtime.ts";
-import { turnView } from "../../../core/agent/turn_view.ts";
+import { toolCompleteView, toolStartView, turnView } from "../../../core/agent/turn_view.ts";
 import { HeraldError } from "../../../core/errors.ts";
 import type { ApprovalNotice, ApprovalSurface } from "../../../core/tools/approval_policy.ts";
 import { openAgentRuntimeLazily } from "../../../adapters/runtime/lazy_agent_runtime.ts";
@@ -198,23 +198,10 @@ function onEvent(state: GatewayState, key: string, event: AgentEvent): void {
       state.notify("message.delta", { session_key: key, text: event.delta });
       break;
     case "tool_start":
-      state.notify("tool.start", {
-        session_key: key,
-        tool_call_id: event.call.id,
-        name: event.call.name,
-        arguments: event.call.arguments,
-      });
+      state.notify("tool.start", { session_key: key, ...toolStartView(event) });
       break;
     case "tool_end":
-      state.notify("tool.complete", {
-        session_key: key,
-        tool_call_id: event.call.id,
-        name: event.call.name,
-        ok: event.ok,
-        summary: event.summary,
-        duration_ms: Math.round(event.durationMs),
-        failure: event.failure,
-      });
+      state.notify("tool.complete", { session_key: key, ...toolCompleteView(event) });
       break;
     case "compressed":
       state.notify("notice", {
