@@ -39,6 +39,7 @@ import {
   queuedLines,
   type RecapLine,
   recapLines,
+  replyLines,
   spinnerLine,
   statusLine,
   userEcho,
@@ -314,7 +315,7 @@ class ChatTui {
       case "reply":
       case "set_model":
         this.#endAnswer();
-        return this.#print(wrap(result.text, width));
+        return this.#print(replyLines(result.text, width));
       case "new_session":
         this.#endAnswer();
         if (result.clear) this.#screen.clear();

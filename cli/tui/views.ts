@@ -54,6 +54,19 @@ export function userEcho(style: Style, width: number, text: string): string[] {
   return ["", ...lines.map((line, index) => style.bold(`${index === 0 ? PROMPT : "  "}${line}`))];
 }
 
+/**
+ * A command's reply wrapped to `width`. A line laid out as columns
+ * (`  name   description`, as `/help` and `/tools` print) continues under
+ * its last column rather than at the left edge.
+ */
+export function replyLines(text: string, width: number): string[] {
+  return sanitizeText(text).split("\n").flatMap((line) => {
+    const column = /^\s*\S+\s{2,}/.exec(line)?.[0].length ?? /^\s*/.exec(line)![0].length;
+    const hanging = column < width / 2 ? " ".repeat(column) : "";
+    return wrap(line, width, { hangingIndent: hanging });
+  });
+}
+
 /** The lines a queued message shows below the spinner until its turn comes. */
 export function queuedLines(style: Style, width: number, queued: readonly string[]): string[] {
   const shown = queued.slice(0, QUEUED_LINES).map((text) =>
