@@ -1,15 +1,13 @@
 /**
- * Pipe tables of the streamed Markdown: splitting rows into cells, reading
- * the delimiter row's alignments, and drawing aligned columns.
+ * Pipe tables of the streamed Markdown drawn as aligned columns (rows are
+ * split and delimiter rows read by core/text/markdown_syntax.ts).
  *
  * @module
  */
 
+import type { Align } from "../../core/text/markdown_syntax.ts";
 import { renderInline } from "./_inline.ts";
 import { displayWidth, type Style } from "./style.ts";
-
-/** How a column's cells are aligned. */
-export type Align = "left" | "center" | "right";
 
 /** A table being read: header cells, alignments, rows, and its source lines. */
 export interface Table {
@@ -18,43 +16,6 @@ export interface Table {
   rows: string[][];
   /** The source lines, for the fallback. */
   source: string[];
-}
-
-const DELIMITER_CELL = /^:?-+:?$/;
-
-/** Splits a table row into cells at unescaped pipes outside code spans. */
-export function splitRow(line: string): string[] {
-  let text = line.trim();
-  if (text.startsWith("|")) text = text.slice(1);
-  if (text.endsWith("|") && !text.endsWith("\\|")) text = text.slice(0, -1);
-  const cells: string[] = [];
-  let cell = "";
-  let inCode = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === "\\" && text[i + 1] === "|") {
-      cell += "\\|";
-      i++;
-    } else if (c === "`") {
-      inCode = !inCode;
-      cell += c;
-    } else if (c === "|" && !inCode) {
-      cells.push(cell.trim());
-      cell = "";
-    } else cell += c;
-  }
-  cells.push(cell.trim());
-  return cells;
-}
-
-/** The alignments of a delimiter row with `columns` cells, or null when the line is none. */
-export function delimiterAligns(line: string, columns: number): Align[] | null {
-  if (!line.includes("-")) return null;
-  const cells = splitRow(line);
-  if (cells.length !== columns || !cells.every((cell) => DELIMITER_CELL.test(cell))) return null;
-  return cells.map((cell) =>
-    cell.startsWith(":") && cell.endsWith(":") ? "center" : cell.endsWith(":") ? "right" : "left"
-  );
 }
 
 /** Pads a cell to `width` columns. */

@@ -25,8 +25,19 @@
  * @module
  */
 
+import {
+  atxHeading,
+  closesFence,
+  delimiterAligns,
+  fenceOpen,
+  isRule,
+  leadingSpaces,
+  listItem,
+  splitRow,
+  taskBox,
+} from "../../core/text/markdown_syntax.ts";
 import { renderInline } from "./_inline.ts";
-import { delimiterAligns, renderTable, splitRow, type Table } from "./_table.ts";
+import { renderTable, type Table } from "./_table.ts";
 import { CodeHighlighter } from "./highlight.ts";
 import { displayWidth, sanitizeText, type Style, truncate } from "./style.ts";
 import { wrap, wrapHard } from "./wrap.ts";
@@ -42,7 +53,7 @@ interface ListFrame {
 }
 
 interface CodeFence {
-  char: string;
+  char: "`" | "~";
   length: number;
   /** Source indentation removed from each code line. */
   indent: number;
@@ -52,17 +63,6 @@ interface CodeFence {
 }
 
 const BULLETS = ["•", "◦", "▪"];
-const FENCE = /^(`{3,}|~{3,})[ \t]*(.*)$/;
-const HEADING = /^(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
-const RULE = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
-const ITEM = /^([-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$/;
-const TASK = /^\[([ xX])\][ \t]+/;
-
-function leadingSpaces(line: string): number {
-  let n = 0;
-  while (line[n] === " ") n++;
-  return n;
-}
 
 /**
  * The block state of a Markdown answer read one source line at a time.
@@ -169,14 +169,14 @@ class BlockRenderer {
     }
     const indent = leadingSpaces(line);
     const text = line.slice(indent);
-    const fence = FENCE.exec(text);
-    if (fence && !(fence[1][0] === "`" && fence[2].includes("`"))) {
+    const fence = fenceOpen(text);
+    if (fence) {
       const frame = this.#frameAt(indent);
       const prefix = frame ? " ".repeat(frame.outCol) : "";
-      const language = fence[2].trim();
+      const language = fence.info.trim();
       this.#code = {
-        char: fence[1][0],
-        length: fence[1].length,
+        char: fence.char,
+        length: fence.length,
         indent,
         prefix,
         highlighter: new CodeHighlighter(language || undefined, s),
@@ -186,11 +186,11 @@ class BlockRenderer {
       this.#afterBlank = false;
       return;
     }
-    const heading = indent < 4 ? HEADING.exec(text) : null;
+    const heading = indent < 4 ? atxHeading(text) : null;
     if (heading) {
       this.#lists = [];
-      const level = heading[1].length;
-      const body = renderInline(heading[2] ?? "", s);
+      const level = heading.level;
+      const body = renderInline(heading.text, s);
       const painted = level === 1
         ? s.underline(s.heading(body))
         : level === 2
@@ -200,7 +200,7 @@ class BlockRenderer {
       this.#afterBlank = false;
       return;
     }
-    if (RULE.test(text)) {
+    if (isRule(text)) {
       this.#lists = [];
       this.#emit(out, [s.muted("─".repeat(Math.min(this.#width, 80)))]);
       this.#afterBlank = false;
@@ -211,9 +211,9 @@ class BlockRenderer {
       this.#afterBlank = false;
       return;
     }
-    const item = ITEM.exec(text);
+    const item = listItem(text);
     if (item) {
-      this.#item(indent, item[1], item[2] ?? "", out);
+      this.#item(indent, item.marker, item.content, out);
       this.#afterBlank = false;
       return;
     }
@@ -271,10 +271,10 @@ class BlockRenderer {
     const bullet = ordered ? marker : BULLETS[keep % BULLETS.length];
     let body = content;
     let box = "";
-    const task = TASK.exec(content);
+    const task = taskBox(content);
     if (task) {
-      body = content.slice(task[0].length);
-      box = task[1] === " " ? "☐ " : s.success("☑") + " ";
+      body = task.rest;
+      box = task.checked ? s.success("☑") + " " : "☐ ";
     }
     const head = " ".repeat(outIndent) + s.accent(bullet) + " " + box;
     const outCol = outIndent + displayWidth(bullet) + 1 + displayWidth(box);
@@ -295,14 +295,14 @@ class BlockRenderer {
       inner = inner.trimStart().startsWith(">") ? inner.trimStart() : inner;
     }
     const prefix = (frame ? " ".repeat(frame.outCol) : "") + s.muted("│ ".repeat(depth));
-    const heading = HEADING.exec(inner);
-    const item = ITEM.exec(inner);
+    const heading = atxHeading(inner);
+    const item = listItem(inner);
     if (heading) {
-      this.#emit(out, this.#wrap(s.bold(renderInline(heading[2] ?? "", s)), prefix, prefix));
+      this.#emit(out, this.#wrap(s.bold(renderInline(heading.text, s)), prefix, prefix));
     } else if (item) {
-      const bullet = /\d/.test(item[1]) ? item[1] : BULLETS[0];
+      const bullet = item.ordered ? item.marker : BULLETS[0];
       const hanging = prefix + " ".repeat(displayWidth(bullet) + 1);
-      const body = renderInline(item[2] ?? "", s);
+      const body = renderInline(item.content, s);
       this.#emit(out, this.#wrap(body, prefix + s.accent(bullet) + " ", hanging));
     } else {
       this.#emit(out, this.#wrap(s.italic(renderInline(inner, s)), prefix, prefix));
@@ -313,11 +313,7 @@ class BlockRenderer {
     const code = this.#code!;
     const s = this.#style;
     const indent = leadingSpaces(line);
-    const close = line.slice(indent).trimEnd();
-    if (
-      close.length >= code.length && close[0] === code.char &&
-      runOf(close, code.char) === close.length
-    ) {
+    if (closesFence(line.slice(indent), code)) {
       this.#emit(out, [truncate(code.prefix + s.muted("╰─"), this.#width)]);
       this.#code = null;
       this.#afterBlank = false;
@@ -341,12 +337,6 @@ class BlockRenderer {
       table.source.flatMap((line) => this.#wrap(renderInline(line.trim(), s), "", "  "));
     this.#emit(out, lines);
   }
-}
-
-function runOf(text: string, char: string): number {
-  let n = 0;
-  while (text[n] === char) n++;
-  return n;
 }
 
 /** An unfinished line longer than this is previewed by its start and its end. */
