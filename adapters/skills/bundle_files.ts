@@ -56,12 +56,14 @@ export async function saveBundle(
   if (slug === "") {
     throw new BundleInvalidError(
       `Bundle name "${input.name}" needs letters or digits (it becomes /<name>)`,
+      "name",
     );
   }
   const skills = uniqueSkillRefs({ skills: input.skills.map((s) => s.trim()).filter(Boolean) });
   if (skills.length === 0) {
     throw new BundleInvalidError(
       `Bundle "${name}" needs at least one skill; pass --skill <name> (repeat for more)`,
+      "skills",
     );
   }
   await Deno.mkdir(bundlesDir(home), { recursive: true, mode: 0o700 });

@@ -16,3 +16,4 @@ export * from "./env_text.ts";
 export * from "./limits.ts";
 export * from "./text_version.ts";
 export * from "./provider_check.ts";
+export * from "./json_schema.ts";

@@ -34,9 +34,12 @@ export class BundleExistsError extends HeraldError {
 
 /** A bundle definition typed on the command line that cannot be saved. */
 export class BundleInvalidError extends HeraldError {
-  /** Creates the error with the `reason` that says what to fix. */
-  constructor(readonly reason: string) {
-    super("bundle_invalid", "usage", reason, { details: { reason } });
+  /**
+   * Creates the error with the `reason` that says what to fix and the
+   * `field` at fault (`name` or `skills`), so a form can show it there.
+   */
+  constructor(readonly reason: string, readonly field?: "name" | "skills") {
+    super("bundle_invalid", "usage", reason, { details: { reason, field } });
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The skill-bundle use cases: list, show, create, delete and reload the
- * bundles of a profile. Each is one function over a profile's
+ * The skill-bundle use cases: list, show, create, update, delete and
+ * reload the bundles of a profile. Each is one function over a profile's
  * {@link SkillLibrary}; `herald bundles ...` and `/api/bundles` call them
  * and only render.
  *
@@ -18,6 +18,7 @@ import { z } from "zod";
 import {
   type BundleInput,
   BundleNotFoundError,
+  bundleSlug,
   type BundleView,
   bundleView,
   type CatalogWarning,
@@ -141,6 +142,51 @@ export async function createBundle(
     bundle: bundleView(written, snapshot, builtins),
     shadowed: builtins.has(saved.slug),
   };
+}
+
+/** A bundle's new definition, as `PUT /api/bundles/:name` gives it. */
+export const BundleUpdate = NewBundle.omit({ force: true });
+
+/** The parsed {@link BundleUpdate}. */
+export type BundleUpdate = z.output<typeof BundleUpdate>;
+
+/** What {@link updateBundle} did. */
+export interface UpdatedBundle {
+  bundle: BundleView;
+  /** The slug the bundle had before, when the new name gave it another one (its old file is gone). */
+  renamed_from: string | null;
+  /** True when a built-in command has the bundle's name, so `/<slug>` cannot invoke it. */
+  shadowed: boolean;
+}
+
+/**
+ * Rewrites an existing bundle with a new definition, checked as
+ * {@link createBundle} checks a new one. A new name that changes the slug
+ * moves the bundle: the new file is written first (refused when another
+ * bundle has that name), then the old one is deleted.
+ *
+ * @example
+ * ```ts
+ * const { bundle } = await updateBundle(library, "backend", { name: "Backend", skills: ["review"] });
+ * ```
+ *
+ * @throws BundleNotFoundError when no bundle is named `name`.
+ * @throws BundleInvalidError for a name without letters or digits, or no skills.
+ * @throws BundleExistsError when the new name is another bundle's.
+ */
+export async function updateBundle(
+  library: SkillLibrary,
+  name: string,
+  update: BundleInput,
+  options: { showPath?: ShowPath } = {},
+): Promise<UpdatedBundle> {
+  const showPath = options.showPath ?? String;
+  const current = findBundle((await library.snapshot()).bundles, name);
+  if (!current) throw new BundleNotFoundError(name, showPath(library.bundlesDir));
+  const moved = bundleSlug(update.name) !== current.slug;
+  const { bundle, shadowed } = await createBundle(library, { ...update, force: !moved });
+  if (moved) await library.deleteBundle(current.slug, showPath(library.bundlesDir));
+  return { bundle, renamed_from: moved ? current.slug : null, shadowed };
 }
 
 /** What {@link deleteBundle} did. */

@@ -316,6 +316,11 @@ export interface MessagesPageRequest {
   offset: number;
   /** `oldest` (default) or `latest`. */
   order?: string;
+  /**
+   * A message id: the page is the `limit` messages centred on it (as far as
+   * the session's ends allow), and `offset` and `order` are not used.
+   */
+  around?: number;
 }
 
 /** A page of a session's messages, always in time order. */
@@ -323,15 +328,26 @@ export interface MessagesPage {
   order: MessagePageOrder;
   /** How many messages the session has. */
   total: number;
+  /** The position of the page's first message, counted from the session's first (0). */
+  start: number;
   messages: MessageView[];
 }
 
 /**
  * A page of a session's messages. With `latest` the offset counts back
- * from the newest message; the page itself stays in time order.
+ * from the newest message; with `around` the page is centred on that
+ * message (a search hit opened in its session). The page itself stays in
+ * time order, and `start` says where it begins.
+ *
+ * @example
+ * ```ts
+ * const page = await sessionMessagesPage(profile, "ses_abc", { limit: 100, offset: 0, around: 42 });
+ * page.messages[page.messages.findIndex((m) => m.id === 42)]; // the message, near the middle
+ * ```
  *
  * @throws SessionNotFoundError when the profile has no such session.
  * @throws HeraldError (usage) for an order other than `oldest` or `latest`.
+ * @throws HeraldError `message_not_in_session` (not found) for an `around` id the session lacks.
  */
 export async function sessionMessagesPage(
   profile: ProfileContext,
@@ -342,10 +358,31 @@ export async function sessionMessagesPage(
   return await profile.sessions.withStore((found) => {
     const { store } = requireSession(profile, found, id);
     const all = store.getMessages(id);
-    const { limit, offset } = request;
-    const end = order === "latest" ? Math.max(0, all.length - offset) : offset + limit;
-    const start = order === "latest" ? Math.max(0, end - limit) : offset;
-    return { order, total: all.length, messages: all.slice(start, end).map(messageView) };
+    const { limit, offset, around } = request;
+    let start: number;
+    let end: number;
+    if (around !== undefined) {
+      const index = all.findIndex((message) => message.id === around);
+      if (index < 0) {
+        throw new HeraldError(
+          "message_not_in_session",
+          "not_found",
+          `Message ${around} is not in session "${id}"; open the session without it`,
+          { details: { session_id: id, message_id: around } },
+        );
+      }
+      start = Math.max(0, Math.min(index - Math.floor(limit / 2), all.length - limit));
+      end = start + limit;
+    } else {
+      end = order === "latest" ? Math.max(0, all.length - offset) : offset + limit;
+      start = order === "latest" ? Math.max(0, end - limit) : offset;
+    }
+    return {
+      order,
+      total: all.length,
+      start: Math.min(start, all.length),
+      messages: all.slice(start, end).map(messageView),
+    };
   });
 }
 

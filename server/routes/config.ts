@@ -2,7 +2,8 @@
  * `/api/config`: the profile's effective configuration (defaults filled in,
  * secrets redacted), edits by dotted key or by a partial config object
  * (validated like `herald config set`, comments kept, secrets to `.env`),
- * and the raw file text with its version. The work is core's
+ * the raw file text with its version, and the schema as JSON Schema (for
+ * the dashboard's generated form). The work is core's
  * (core/usecases/config.ts); a whole-file save that names an old version is
  * refused with 409 `config_changed`.
  *
@@ -11,7 +12,7 @@
 
 import type { Hono } from "hono";
 import { z } from "zod";
-import { type ConfigEdit, configValueFromJson } from "../../core/config/mod.ts";
+import { type ConfigEdit, configJsonSchema, configValueFromJson } from "../../core/config/mod.ts";
 import {
   editConfigObject,
   readRawConfig,
@@ -68,6 +69,10 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
       config: after.config,
       warnings: after.warnings,
     });
+  });
+
+  app.get("/api/config/schema", (c) => {
+    return c.json(configJsonSchema());
   });
 
   app.get("/api/config/raw", async (c) => {

@@ -15,6 +15,7 @@ import { registerMessagingRoutes } from "./messaging.ts";
 import { registerProvidersRoutes } from "./providers.ts";
 import { registerSessionsRoutes } from "./sessions.ts";
 import { registerSkillsRoutes } from "./skills.ts";
+import { registerProfilesRoutes } from "./profiles.ts";
 import { registerActionsRoutes } from "./actions.ts";
 import { registerWsRoutes } from "./ws.ts";
 import { registerPtyRoutes } from "./pty.ts";
@@ -33,6 +34,7 @@ export const API_ROUTES: readonly RouteFamily[] = [
   registerProvidersRoutes,
   registerSessionsRoutes,
   registerSkillsRoutes,
+  registerProfilesRoutes,
   registerActionsRoutes,
   registerWsRoutes,
   registerPtyRoutes,

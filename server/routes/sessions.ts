@@ -2,8 +2,9 @@
  * `/api/sessions`: the profile's stored sessions: list (sessions the model
  * never answered only with `?all=true`), full-text search
  * (the same search as the agent's `session_search` tool, without its size
- * cap), one session, its messages page by page, a new title (`PATCH`), and
- * delete (rows, transcript and request dumps).
+ * cap), one session, its messages page by page (or around one message),
+ * its export (`herald.session.v1`, as `herald sessions export` prints it), a
+ * new title (`PATCH`), and delete (rows, transcript and request dumps).
  * The work is core's (core/usecases/sessions.ts); a profile without a state
  * database simply has no sessions yet.
  *
@@ -14,6 +15,7 @@ import type { Context, Hono } from "hono";
 import { z } from "zod";
 import {
   deleteSession,
+  exportSession,
   listSessions,
   renameSession,
   searchStoredSessions,
@@ -34,6 +36,11 @@ function flagQuery(c: Context, name: string): boolean {
   if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
   if (raw === "1" || raw === "true") return true;
   throw new ApiError(400, "bad_request", `?${name} must be true or false; got "${raw}"`);
+}
+
+/** The file name an exported session is saved as: `herald-<id>.json`, safe in a header. */
+function exportFileName(id: string): string {
+  return `herald-${id.replace(/[^A-Za-z0-9_.-]/g, "_")}.json`;
 }
 
 /** Registers the sessions routes. */
@@ -73,12 +80,33 @@ export function registerSessionsRoutes(app: Hono, deps: ServerDeps): void {
     const id = c.req.param("id");
     const limit = intQuery(c, "limit", 100, { min: 1, max: 500 });
     const offset = intQuery(c, "offset", 0, { min: 0, max: Number.MAX_SAFE_INTEGER });
+    const around = intQuery(c, "around", 0, { min: 1, max: Number.MAX_SAFE_INTEGER }) ||
+      undefined;
     const page = await sessionMessagesPage(profile, id, {
       limit,
       offset,
       order: c.req.query("order"),
+      around,
     });
-    return c.json({ profile: profile.name, session_id: id, limit, offset, ...page });
+    return c.json({
+      profile: profile.name,
+      session_id: id,
+      limit,
+      offset,
+      around: around ?? null,
+      ...page,
+    });
+  });
+
+  app.get("/api/sessions/:id/export", async (c) => {
+    const profile = await scopedContext(c, deps);
+    const id = c.req.param("id");
+    const exported = await exportSession(profile, id);
+    // The same text `herald sessions export <id>` prints, as a file to save.
+    return c.body(JSON.stringify(exported, null, 2) + "\n", 200, {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Disposition": `attachment; filename="${exportFileName(id)}"`,
+    });
   });
 
   app.patch("/api/sessions/:id", async (c) => {

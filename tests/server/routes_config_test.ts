@@ -272,3 +272,30 @@ Deno.test("credential headers of MCP servers written by hand are hidden in confi
     /Authorization: Bearer hand-written-secret-77/,
   );
 });
+
+Deno.test("GET config schema answers JSON Schema with types, defaults, descriptions and write-only secrets", async () => {
+  await using home = await tempDir();
+  const { json } = await routesApp(home.path);
+  const { status, body } = await json("GET", "/api/config/schema?profile=work");
+  assert.equal(status, 200);
+  assert.equal(body.$schema, "https://json-schema.org/draft/2020-12/schema");
+  type Node = Record<string, unknown> & {
+    properties: Record<string, Node>;
+    additionalProperties: Node;
+    items: Node;
+  };
+  const sections = (body as unknown as Node).properties;
+  const maxTurns = sections.agent.properties.max_turns;
+  assert.equal(maxTurns.type, "integer");
+  assert.equal(maxTurns.default, 90);
+  assert.equal(maxTurns.description, "Cap on model calls in one user turn");
+  assert.deepEqual(sections.approvals.properties.mode.enum, ["ask", "yolo"]);
+  assert.equal(sections.approvals.properties.deny.items.type, "string");
+  assert.equal(sections.compression.properties.threshold.maximum, 1);
+  assert.equal(sections.model.properties.api_key.writeOnly, true);
+  assert.equal(sections.auxiliary.additionalProperties.properties.api_key.writeOnly, true);
+  assert.equal(sections.model.properties.default.writeOnly, undefined);
+  assert.ok(String(sections.agent.description).length > 0, "sections carry a description");
+  const again = await json("GET", "/api/config/schema");
+  assert.deepEqual(again.body, body);
+});

@@ -43,11 +43,14 @@ const SCOPED: { method: string; path: string; body?: Record<string, unknown> }[]
   { method: "GET", path: "/api/sessions/search?q=hello" },
   { method: "GET", path: "/api/sessions/ses_x" },
   { method: "GET", path: "/api/sessions/ses_x/messages" },
+  { method: "GET", path: "/api/sessions/ses_x/export" },
   { method: "DELETE", path: "/api/sessions/ses_x", body: {} },
   { method: "GET", path: "/api/skills" },
+  { method: "GET", path: "/api/skills/s" },
   { method: "GET", path: "/api/bundles" },
   { method: "GET", path: "/api/bundles/b" },
   { method: "POST", path: "/api/bundles", body: { name: "b", skills: ["x"] } },
+  { method: "PUT", path: "/api/bundles/b", body: { name: "b", skills: ["x"] } },
   { method: "DELETE", path: "/api/bundles/b", body: {} },
 ];
 

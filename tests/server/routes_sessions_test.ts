@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { ProfilePaths } from "../../adapters/home/mod.ts";
 import { openStateStore } from "../../adapters/sqlite/mod.ts";
+import { captureOutput, run } from "../../cli/app.ts";
 import { tempDir } from "../_helpers.ts";
 import { routesApp } from "./_routes.ts";
 
@@ -188,4 +189,63 @@ Deno.test("bundles are created, listed, shown and deleted, with missing skills r
   const gone = await json("DELETE", "/api/bundles/backend?profile=work");
   assert.equal(gone.status, 404);
   assert.equal(gone.body.error?.code, "bundle_not_found");
+});
+
+Deno.test("a page of messages opened around one message is centred on it and says where it starts", async () => {
+  await using home = await tempDir();
+  const { json, work } = await routesApp(home.path);
+  const [first, second] = seedSessions(work);
+  const all = (await json("GET", `/api/sessions/${second}/messages?profile=work`)).body
+    .messages as Json[];
+  const target = all[4].id;
+  const page = (await json(
+    "GET",
+    `/api/sessions/${second}/messages?profile=work&limit=3&around=${target}`,
+  )).body;
+  assert.equal(page.start, 3);
+  assert.equal(page.around, target);
+  assert.deepEqual((page.messages as Json[]).map((m) => m.content), [
+    "message 3",
+    "message 4",
+    "message 5",
+  ]);
+  const atEnd = (await json(
+    "GET",
+    `/api/sessions/${second}/messages?profile=work&limit=4&around=${all[6].id}`,
+  )).body;
+  assert.equal(atEnd.start, 3, "the page stays inside the session");
+  assert.equal((atEnd.messages as Json[]).length, 4);
+  const elsewhere = await json(
+    "GET",
+    `/api/sessions/${first}/messages?profile=work&around=${target}`,
+  );
+  assert.equal(elsewhere.status, 404);
+  assert.equal(elsewhere.body.error?.code, "message_not_in_session");
+  const bad = await json("GET", `/api/sessions/${second}/messages?profile=work&around=zero`);
+  assert.equal(bad.status, 400);
+});
+
+Deno.test("a session is exported as a file holding what `herald sessions export` prints", async () => {
+  await using home = await tempDir();
+  const { request, work } = await routesApp(home.path);
+  const [first] = seedSessions(work);
+  const response = await request(`/api/sessions/${first}/export?profile=work`);
+  assert.equal(response.status, 200);
+  assert.equal(
+    response.headers.get("content-disposition"),
+    `attachment; filename="herald-${first}.json"`,
+  );
+  const text = await response.text();
+  const io = captureOutput();
+  const code = await run(["-p", "work", "sessions", "export", first], {
+    io,
+    env: { HERALD_HOME: home.path },
+  });
+  assert.equal(code, 0, io.stderr);
+  assert.equal(text, io.stdout);
+  const exported = JSON.parse(text);
+  assert.equal(exported.format, "herald.session.v1");
+  assert.equal(exported.messages.length, 2);
+  const missing = await request("/api/sessions/ses_nope/export?profile=work");
+  assert.equal(missing.status, 404);
 });

@@ -5,10 +5,13 @@
  */
 
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { captureOutput, run } from "../../cli/app.ts";
 import { tempDir } from "../_helpers.ts";
 import { skillMd, writeTree as write } from "../adapters/skills/_write.ts";
 import { routesApp } from "./_routes.ts";
+
+type Json = Record<string, unknown>;
 
 const OTHER_OS = Deno.build.os === "windows" ? "linux" : "windows";
 
@@ -81,4 +84,75 @@ Deno.test("a bundle body that does not fit the schema is a 400 naming the field,
   const notJson = await json("POST", "/api/bundles?profile=work", "[1, 2]");
   assert.equal(notJson.status, 400);
   assert.deepEqual([...Deno.readDirSync(work.skillBundles)], []);
+});
+
+Deno.test("one skill is shown with its SKILL.md, as `herald skills show --json` prints it", async () => {
+  await using home = await tempDir();
+  const { json, work } = await routesApp(home.path);
+  await write(work.home, {
+    "skills/dev/review/SKILL.md": skillMd("review", "## Steps\n\n```sh\ngit diff\n```"),
+  });
+  const { status, body } = await json("GET", "/api/skills/review?profile=work");
+  assert.equal(status, 200);
+  const skill = body.skill as Record<string, unknown>;
+  assert.match(String(skill.body), /## Steps\n\n```sh\ngit diff\n```/);
+  assert.deepEqual(skill, await heraldJson(home.path, "-p", "work", "skills", "show", "review"));
+  const missing = await json("GET", "/api/skills/ghost?profile=work");
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.error?.code, "skill_not_found");
+});
+
+Deno.test("a bundle is updated in place, or moved when its new name is another, checked as a new one is", async () => {
+  await using home = await tempDir();
+  const { json, work } = await routesApp(home.path);
+  const create = (name: string, skills: string[]) =>
+    json("POST", "/api/bundles?profile=work", { name, skills });
+  assert.equal((await create("Backend", ["review"])).status, 201);
+  assert.equal((await create("Front", ["css"])).status, 201);
+
+  const put = (name: string, body: unknown) =>
+    json("PUT", `/api/bundles/${name}?profile=work`, body);
+  const edited = await put("backend", {
+    name: "Backend",
+    skills: ["review", "debugging"],
+    description: "Server work",
+  });
+  assert.equal(edited.status, 200, JSON.stringify(edited.body));
+  assert.equal(edited.body.renamed_from, null);
+  assert.deepEqual((edited.body.bundle as Json).skills, ["review", "debugging"]);
+  assert.deepEqual(
+    await heraldJson(home.path, "-p", "work", "bundles", "show", "backend"),
+    edited.body.bundle,
+  );
+
+  const moved = await put("backend", { name: "Server", skills: ["review"] });
+  assert.equal(moved.status, 200);
+  assert.equal(moved.body.renamed_from, "backend");
+  assert.equal((moved.body.bundle as Json).file, join(work.skillBundles, "server.yaml"));
+  const slugs = ((await json("GET", "/api/bundles?profile=work")).body.bundles as Json[])
+    .map((b) => b.slug);
+  assert.deepEqual(slugs, ["front", "server"]);
+
+  const taken = await put("server", { name: "front", skills: ["review"] });
+  assert.equal(taken.status, 409);
+  assert.equal(taken.body.error?.code, "bundle_exists");
+  const noSkills = await put("server", { name: "Server", skills: [" "] });
+  assert.equal(noSkills.status, 400);
+  assert.equal(noSkills.body.error?.code, "bundle_invalid");
+  assert.equal((noSkills.body.error as { details?: Json }).details?.field, "skills");
+  const badName = await put("server", { name: "!!!", skills: ["review"] });
+  assert.equal((badName.body.error as { details?: Json }).details?.field, "name");
+  const schema = await put("server", { name: "Server", skills: "review" });
+  assert.equal(schema.status, 400);
+  assert.match(schema.body.error!.message, /skills: /);
+  const ghost = await put("ghost", { name: "ghost", skills: ["review"] });
+  assert.equal(ghost.status, 404);
+  assert.equal(ghost.body.error?.code, "bundle_not_found");
+  const kept = ((await json("GET", "/api/bundles?profile=work")).body.bundles as Json[])
+    .map((b) => [b.slug, b.skills]);
+  assert.deepEqual(
+    kept,
+    [["front", ["css"]], ["server", ["review"]]],
+    "failed edits wrote nothing",
+  );
 });
