@@ -8,6 +8,7 @@
  * @module
  */
 
+import { parseJsonObject } from "../_util/json.ts";
 import type { EventPayload } from "../events/mod.ts";
 import type { AgentEvent, TurnResult } from "./turn_runtime.ts";
 
@@ -62,4 +63,59 @@ export function toolCompleteView(
     duration_ms: Math.round(event.durationMs),
     failure: event.failure,
   };
+}
+
+/** How many characters of a tool's result the gateway's `tool.complete` previews. */
+export const TOOL_OUTPUT_PREVIEW_CHARS = 16_000;
+
+/** A finished tool call's result as a client previews it (the gateway's `tool.complete`). */
+export interface ToolOutputView {
+  /**
+   * The result as the model sees it (JSON text, usually an object): whole
+   * when it fits, else a JSON object whose long text fields keep their
+   * start and end, or, when it cannot stay JSON, its first characters.
+   */
+  output: string;
+  /** True when part of the result was left out. */
+  output_truncated: boolean;
+}
+
+/**
+ * The preview of a tool's result `content` (the `tool_end` event's), at
+ * most `limit` characters. A JSON object stays parseable: its long
+ * text fields (a command's stdout, a file's content) keep their first and
+ * last characters around a line saying how many were left out.
+ *
+ * @example
+ * ```ts
+ * toolOutputView('{"exit_code":0,"stdout":"ok\\n"}');
+ * // { output: '{"exit_code":0,"stdout":"ok\\n"}', output_truncated: false }
+ * ```
+ */
+export function toolOutputView(
+  content: string,
+  limit: number = TOOL_OUTPUT_PREVIEW_CHARS,
+): ToolOutputView {
+  if (content.length <= limit) return { output: content, output_truncated: false };
+  const object = parseJsonObject(content);
+  if (object) {
+    const long = Object.values(object).filter((value) =>
+      typeof value === "string" && value.length > limit / 8
+    ).length;
+    const keep = Math.floor(limit / 2 / Math.max(1, long));
+    const shortened = Object.fromEntries(
+      Object.entries(object).map(([key, value]) => [key, elide(value, keep)]),
+    );
+    const output = JSON.stringify(shortened);
+    if (output.length <= limit) return { output, output_truncated: true };
+  }
+  return { output: content.slice(0, limit), output_truncated: true };
+}
+
+/** `value` with its middle left out when it is a string over `keep` characters. */
+function elide(value: unknown, keep: number): unknown {
+  if (typeof value !== "string" || value.length <= keep) return value;
+  const half = Math.floor(keep / 2);
+  const left = value.length - 2 * half;
+  return `${value.slice(0, half)}\n… ${left} characters left out …\n${value.slice(-half)}`;
 }

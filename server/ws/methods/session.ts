@@ -6,8 +6,9 @@
  * exactly as `herald chat` opens one, so slash commands and their outcomes
  * are handled there; this module only maps calls to it and its results and
  * progress to the client. A turn opens with `message.start {session_key,
- * session_id}` (before anything else of it), streams `message.delta`, `tool.start` and
- * `tool.complete`, and ends with `message.complete` or `message.error`; a
+ * session_id}` (before anything else of it), streams `message.delta`, `tool.start` (with
+ * `before`, a write_file's old text) and `tool.complete` (with an `output` preview), and
+ * ends with `message.complete` or `message.error`; a
  * context compression or a warning during it (an unknown context length, a
  * tool loop) arrives as `notice {level, code, session_key, message}`.
  *
@@ -17,10 +18,16 @@
 import { z } from "zod";
 import { Conversation, type ConversationResult } from "../../../core/agent/conversation.ts";
 import type { AgentEvent, TurnResult } from "../../../core/agent/turn_runtime.ts";
-import { toolCompleteView, toolStartView, turnView } from "../../../core/agent/turn_view.ts";
+import {
+  toolCompleteView,
+  toolOutputView,
+  toolStartView,
+  turnView,
+} from "../../../core/agent/turn_view.ts";
 import { HeraldError } from "../../../core/errors.ts";
 import type { ApprovalNotice, ApprovalSurface } from "../../../core/tools/approval_policy.ts";
 import { openAgentRuntimeLazily } from "../../../adapters/runtime/lazy_agent_runtime.ts";
+import { readBeforeWrite } from "../../../adapters/tools/files/before_write.ts";
 import { findSession, type GatewaySession, type GatewayState } from "../_gateway_state.ts";
 import { domainError, method, type RpcMethods } from "../jsonrpc.ts";
 import { MAX_GATEWAY_SESSIONS } from "../limits.ts";
@@ -197,11 +204,22 @@ function onEvent(state: GatewayState, key: string, event: AgentEvent): void {
     case "text":
       state.notify("message.delta", { session_key: key, text: event.delta });
       break;
-    case "tool_start":
-      state.notify("tool.start", { session_key: key, ...toolStartView(event) });
+    case "tool_start": {
+      // write_file: the file's text before the write (null: a new file), for the client's diff.
+      const before = readBeforeWrite(event.call.name, event.call.arguments, state.options.cwd);
+      state.notify("tool.start", {
+        session_key: key,
+        ...toolStartView(event),
+        ...(before === undefined ? {} : { before }),
+      });
       break;
+    }
     case "tool_end":
-      state.notify("tool.complete", { session_key: key, ...toolCompleteView(event) });
+      state.notify("tool.complete", {
+        session_key: key,
+        ...toolCompleteView(event),
+        ...toolOutputView(event.content),
+      });
       break;
     case "compressed":
       state.notify("notice", {
