@@ -28,6 +28,8 @@ export const LAZY_MODULES = [
   // and what it loads behind its first frame.
   "cli/tui/launch.ts",
   "cli/chat/tui_backend.ts",
+  // The dashboard's web app (built by `deno task ui:build`), loaded on the first page request.
+  "server/ui_assets.gen.ts",
   // Heavy packages, loaded on first use.
   "openai",
   "@anthropic-ai/sdk",

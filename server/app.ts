@@ -16,7 +16,7 @@ import { errorResponse, handleError } from "./errors.ts";
 import { BODY_TOO_LARGE_MESSAGE, MAX_REQUEST_BODY_BYTES } from "./limits.ts";
 import { corsOrigin, hostAllowed, isLoopbackHost, webSocketOriginAllowed } from "./origin.ts";
 import { routedPath } from "./request_path.ts";
-import { placeholderPage } from "./spa.ts";
+import { uiHandler } from "./spa.ts";
 import { API_ROUTES } from "./routes/mod.ts";
 
 const CORS_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
@@ -50,10 +50,7 @@ export function createApp(deps: ServerDeps): Hono {
   app.onError(handleError);
   for (const register of API_ROUTES) register(app, routeDeps);
 
-  const page = placeholderPage({
-    version: deps.version,
-    token: isLoopbackHost(deps.bind.host) ? deps.token : undefined,
-  });
+  const ui = uiHandler({ token: isLoopbackHost(deps.bind.host) ? deps.token : undefined });
   app.notFound((c) => {
     if (isApiPath(c.req.path)) {
       return errorResponse(
@@ -66,8 +63,7 @@ export function createApp(deps: ServerDeps): Hono {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {
       return errorResponse(c, 404, "not_found", `Nothing to ${c.req.method} at ${c.req.path}`);
     }
-    c.header("Cache-Control", "no-store");
-    return c.html(page);
+    return ui.respond(c.req.path, c.req.raw);
   });
 
   // The guard runs in front of Hono's dispatch rather than as a middleware:

@@ -93,7 +93,7 @@ Deno.test("the dashboard listens on loopback, answers status and serves the page
   assert.equal(status.status, 200);
   assert.equal((await status.json()).home, home.path);
   const page = await (await fetch(new URL("/sessions/abc", dashboard.url))).text();
-  assert.ok(page.includes('"pinned-token-123"'));
+  assert.ok(page.includes('<meta name="herald-token" content="pinned-token-123">'));
   const denied = await fetch(new URL("/api/sessions", dashboard.url));
   assert.equal(denied.status, 401);
   await denied.body?.cancel();

@@ -111,7 +111,10 @@ export async function until(
 
 /** Opens a WebSocket and waits until it is open; rejects when the handshake fails. */
 export function openSocket(url: string, headers?: HeadersInit): Promise<WebSocket> {
-  const socket = new WebSocket(url, headers ? { headers } : undefined);
+  // Deno's WebSocket takes headers; the cast keeps this compiling when a browser test in the same
+  // type-check pulls in the DOM lib (whose WebSocket takes only protocols).
+  const options = (headers ? { headers } : undefined) as ConstructorParameters<typeof WebSocket>[1];
+  const socket = new WebSocket(url, options);
   socket.binaryType = "arraybuffer";
   return new Promise((resolve, reject) => {
     socket.onopen = () => resolve(socket);

@@ -92,7 +92,10 @@ Deno.test("an unknown /api path is 404 JSON and a deep page path serves the page
   assert.match(page.headers.get("content-type") ?? "", /text\/html/);
   const html = await page.text();
   assert.match(html, /<title>Herald<\/title>/);
-  assert.ok(html.includes(JSON.stringify(TEST_TOKEN)), "a loopback page carries the token");
+  assert.ok(
+    html.includes(`<meta name="herald-token" content="${TEST_TOKEN}">`),
+    "a loopback page carries the token",
+  );
 });
 
 Deno.test("a page served on a public bind does not embed the token", async () => {
