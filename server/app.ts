@@ -76,12 +76,18 @@ export function createApp(deps: ServerDeps): Hono {
       const verdict = guard(request);
       if (verdict instanceof Response) return verdict;
       const response = await dispatch(request, env, executionCtx);
-      if (verdict.corsOrigin !== null && response.status !== 101) {
+      if (verdict.api && response.status !== 101) {
         try {
-          response.headers.set("Access-Control-Allow-Origin", verdict.corsOrigin);
-          response.headers.append("Vary", "Origin");
+          // API answers carry the profile's data (a transcript, a SKILL.md, config):
+          // never kept by a cache, never sniffed into something else.
+          response.headers.set("Cache-Control", "no-store");
+          response.headers.set("X-Content-Type-Options", "nosniff");
+          if (verdict.corsOrigin !== null) {
+            response.headers.set("Access-Control-Allow-Origin", verdict.corsOrigin);
+            response.headers.append("Vary", "Origin");
+          }
         } catch {
-          // An immutable response (a redirect) goes out without CORS headers.
+          // An immutable response (a redirect) goes out as it is.
         }
       }
       return response;
@@ -100,9 +106,12 @@ function jsonError(
   status: number,
   code: string,
   message: string,
-  headers: HeadersInit = {},
+  headers: Record<string, string> = {},
 ): Response {
-  return Response.json({ error: { code, message } }, { status, headers });
+  return Response.json({ error: { code, message } }, {
+    status,
+    headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...headers },
+  });
 }
 
 /**
@@ -114,9 +123,10 @@ function jsonError(
  */
 function requestGuard(
   deps: ServerDeps,
-): (request: Request) => Response | { corsOrigin: string | null } {
+): (request: Request) => Response | { api: boolean; corsOrigin: string | null } {
   const tokenMatches = tokenChecker(deps.token);
-  const pass = { corsOrigin: null };
+  const pass = { api: false, corsOrigin: null };
+  const apiPass = { api: true, corsOrigin: null };
   // Host values already found good: nearly every request repeats one of a few.
   const goodHosts = new Set<string>();
   const hostOk = (host: string | undefined) => {
@@ -166,7 +176,7 @@ function requestGuard(
         },
       });
     }
-    const verdict = allowedOrigin === null ? pass : { corsOrigin: allowedOrigin };
+    const verdict = allowedOrigin === null ? apiPass : { api: true, corsOrigin: allowedOrigin };
     const cors = allowedOrigin ? { "Access-Control-Allow-Origin": allowedOrigin } : undefined;
     if (
       request.method !== "GET" &&

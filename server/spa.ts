@@ -35,6 +35,13 @@ const SECURITY_HEADERS: Record<string, string> = {
 
 const TOKEN_SLOT = "<!--herald-token-->";
 
+/** What a browser gets when the embedded app cannot be loaded (the API still works). */
+const LOAD_FAILED_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Herald</title>
+<h1>The dashboard's web app could not be loaded</h1>
+<p>The server is running, but its embedded page failed to load; the reason is in the dashboard's
+log. Rebuild it with <code>deno task ui:build</code>, restart <code>herald dashboard</code> and reload.</p>
+`;
+
 /** One asset ready to send: gzipped bytes and, once asked for, the plain ones. */
 interface ReadyAsset {
   type: string;
@@ -53,31 +60,33 @@ export interface UiHandler {
  * binds only).
  */
 export function uiHandler(options: { token?: string }): UiHandler {
-  let loaded:
-    | Promise<{ assets: Map<string, ReadyAsset>; page: (gzip: boolean) => Promise<Uint8Array> }>
-    | undefined;
-  const load = () =>
-    loaded ??= importLazily<typeof import("./ui_assets.gen.ts")>("server/ui_assets.gen.ts").then(
-      async ({ UI_ASSETS }) => {
-        const assets = new Map<string, ReadyAsset>();
-        for (const [path, asset] of Object.entries(UI_ASSETS)) assets.set(path, unpack(asset));
-        const index = assets.get("/index.html");
-        if (!index) {
-          throw new Error("the embedded web app has no index.html: run `deno task ui:build`");
-        }
-        const html = new TextDecoder().decode(await gunzip(index.gzip));
-        const tokenTag = options.token
-          ? `<meta name="herald-token" content="${escapeAttribute(options.token)}">`
-          : "";
-        const plain = new TextEncoder().encode(html.replace(TOKEN_SLOT, tokenTag));
-        const gzipped = gzip(plain);
-        assets.delete("/index.html");
-        return { assets, page: async (wantsGzip) => (wantsGzip ? await gzipped : plain) };
-      },
-    );
+  let loaded: Promise<EmbeddedApp> | undefined;
+  const load = () => {
+    if (!loaded) {
+      loaded = loadEmbeddedApp(options.token);
+      // A failed load is tried again on the next request rather than kept.
+      loaded.catch(() => (loaded = undefined));
+    }
+    return loaded;
+  };
   return {
     async respond(path, request) {
-      const { assets, page } = await load();
+      let app: EmbeddedApp;
+      try {
+        app = await load();
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        console.error(`herald dashboard: the web app could not be loaded: ${reason}`);
+        return new Response(LOAD_FAILED_PAGE, {
+          status: 500,
+          headers: {
+            "Content-Type": "text/html; charset=utf-8",
+            "Cache-Control": "no-store",
+            ...SECURITY_HEADERS,
+          },
+        });
+      }
+      const { assets, page } = app;
       const wantsGzip = acceptsGzip(request);
       const asset = assets.get(path);
       if (asset) {
@@ -110,6 +119,28 @@ export function uiHandler(options: { token?: string }): UiHandler {
   };
 }
 
+/** The embedded app, unpacked: its assets and the page with the token filled in. */
+interface EmbeddedApp {
+  assets: Map<string, ReadyAsset>;
+  page: (gzip: boolean) => Promise<Uint8Array>;
+}
+
+async function loadEmbeddedApp(token: string | undefined): Promise<EmbeddedApp> {
+  const { UI_ASSETS } = await importLazily<typeof import("./ui_assets.gen.ts")>(
+    "server/ui_assets.gen.ts",
+  );
+  const assets = new Map<string, ReadyAsset>();
+  for (const [path, asset] of Object.entries(UI_ASSETS)) assets.set(path, unpack(asset));
+  const index = assets.get("/index.html");
+  if (!index) throw new Error("the embedded web app has no index.html: run `deno task ui:build`");
+  const html = new TextDecoder().decode(await gunzip(index.gzip));
+  const tokenTag = token ? `<meta name="herald-token" content="${escapeAttribute(token)}">` : "";
+  const plain = new TextEncoder().encode(html.replace(TOKEN_SLOT, tokenTag));
+  const gzipped = gzip(plain);
+  assets.delete("/index.html");
+  return { assets, page: async (wantsGzip) => (wantsGzip ? await gzipped : plain) };
+}
+
 function send(request: Request, body: Uint8Array, headers: Record<string, string>): Response {
   return new Response(request.method === "HEAD" ? null : body as BodyInit, {
     status: 200,
@@ -117,8 +148,19 @@ function send(request: Request, body: Uint8Array, headers: Record<string, string
   });
 }
 
-function acceptsGzip(request: Request): boolean {
-  return /\bgzip\b/i.test(request.headers.get("accept-encoding") ?? "");
+/** True when the request's Accept-Encoding takes gzip (or `*`) with a quality above 0. */
+export function acceptsGzip(request: Request): boolean {
+  const header = request.headers.get("accept-encoding");
+  if (!header) return false;
+  let star: boolean | undefined;
+  for (const part of header.split(",")) {
+    const [coding, ...params] = part.toLowerCase().split(";").map((piece) => piece.trim());
+    const quality = params.find((param) => /^q\s*=/.test(param))?.replace(/^q\s*=\s*/, "");
+    const accepted = quality === undefined || Number(quality) > 0;
+    if (coding === "gzip" || coding === "x-gzip") return accepted;
+    if (coding === "*") star = accepted;
+  }
+  return star ?? false;
 }
 
 function unpack(asset: UiAsset): ReadyAsset {

@@ -132,3 +132,19 @@ Deno.test("a loopback dashboard refuses requests for other host names (DNS rebin
   assert.equal(local.status, 200);
   await local.body?.cancel();
 });
+
+Deno.test("every API answer is marked no-store and nosniff, errors and the public status included", async () => {
+  await using home = await tempDir();
+  const { request } = testApp(home.path);
+  for (
+    const [path, auth] of [["/api/status", false], ["/api/sessions", true], ["/api/nope", true], [
+      "/api/config",
+      false,
+    ]] as const
+  ) {
+    const response = await request(path, { auth });
+    assert.equal(response.headers.get("cache-control"), "no-store", path);
+    assert.equal(response.headers.get("x-content-type-options"), "nosniff", path);
+    await response.body?.cancel();
+  }
+});

@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { UI_ASSETS } from "../../server/ui_assets.gen.ts";
+import { acceptsGzip } from "../../server/spa.ts";
 import { tempDir } from "../_helpers.ts";
 import { TEST_TOKEN, testApp } from "./_app.ts";
 
@@ -70,4 +71,26 @@ Deno.test("on a public bind the page has no token: it takes it from the URL's #t
   const html = await page.text();
   assert.ok(!html.includes(TEST_TOKEN));
   assert.ok(!html.includes("herald-token"));
+});
+
+Deno.test("gzip goes only to a request that accepts it with a quality above zero", () => {
+  const cases: [string | null, boolean][] = [
+    [null, false],
+    ["", false],
+    ["gzip", true],
+    ["GZIP, deflate", true],
+    ["br, gzip;q=0.5", true],
+    ["gzip;q=0", false],
+    ["gzip; q=0.000", false],
+    ["br", false],
+    ["*", true],
+    ["*;q=0", false],
+    ["gzip;q=0, *", false],
+    ["identity", false],
+    ["x-gzip", true],
+  ];
+  for (const [header, expected] of cases) {
+    const headers: HeadersInit = header === null ? {} : { "accept-encoding": header };
+    assert.equal(acceptsGzip(new Request("http://x/", { headers })), expected, String(header));
+  }
 });
