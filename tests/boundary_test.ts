@@ -110,6 +110,27 @@ Deno.test("server imports nothing from cli (the CLI and the server share adapter
   assert.deepEqual(problems, []);
 });
 
+Deno.test("the web app imports only itself, core/ and its own packages (it runs in a browser)", async () => {
+  const ui = join(REPO_ROOT, "server", "ui");
+  const packages = /^(preact|preact\/.*|@xterm\/.*|vite|@preact\/preset-vite)$/;
+  const problems: string[] = [];
+  for await (const file of sourceFiles(ui)) {
+    if (file.includes(`${join("ui", "dist")}/`)) continue;
+    for (const spec of specifiers(await Deno.readTextFile(file))) {
+      const where = `${relative(REPO_ROOT, file)} imports "${spec}"`;
+      if (!spec.startsWith(".")) {
+        if (!packages.test(spec)) problems.push(where);
+        continue;
+      }
+      const target = relative(REPO_ROOT, resolve(join(file, ".."), spec));
+      if (!target.startsWith("server/ui/") && !target.startsWith("core/")) {
+        problems.push(where);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
 // ---------------------------------------------------------------------------
 // Rules over the parsed import graph (tests/_import_graph.ts): every .ts file
 // of the repository, every kind of import (`import`, `import type`,
