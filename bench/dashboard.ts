@@ -1,14 +1,17 @@
 /**
  * Dashboard server figures: authenticated `GET /api/status` throughput
  * against a bare Hono JSON route (each in its own server process, loaded
- * by wrk when installed, else by a Deno fetch client), and the idle RSS of a
- * real `herald dashboard` process.
+ * by wrk when installed, else by a Deno fetch client), and the RSS of a real
+ * `herald dashboard` process, idle and after its web app was served once.
  *
  * @module
  */
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { UI_ASSETS } from "../server/ui_assets.gen.ts";
+import { startDashboardProcess } from "./_dashboard_process.ts";
+import { embeddedAppSizes } from "./_ui_assets.ts";
 
 const BENCH_TOKEN = "bench-token-0123456789abcdefghijklmnopqrstu";
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -31,6 +34,8 @@ export interface DashboardBenchResult {
   status: Throughput;
   ratio: number;
   idleRssMb: number;
+  /** RSS after /chat and its initial files were served once. */
+  afterPageRssMb: number;
 }
 
 async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
@@ -108,34 +113,23 @@ async function loadWithFetch(
   return count / seconds;
 }
 
-async function idleRss(home: string): Promise<number> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      join(root, "cli/main.ts"),
-      "dashboard",
-      "--no-open",
-      "--port",
-      "0",
-    ],
-    cwd: root,
-    env: { HERALD_HOME: home },
-    stdout: "piped",
-    stderr: "inherit",
-    stdin: "null",
-  }).spawn();
-  try {
-    const line = await firstLine(child.stdout);
-    if (!/listening on/.test(line)) throw new Error(`dashboard did not start: ${line}`);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
-    return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
-  } finally {
-    child.kill("SIGTERM");
-    await child.status;
-    await child.stdout.cancel().catch(() => {});
+/**
+ * RSS of a real `herald dashboard` 3 s after it prints its URL, and again 3 s
+ * after /chat and the files its page loads first were fetched once (the
+ * embedded app is loaded on the first page request).
+ */
+async function dashboardRss(home: string): Promise<{ idleMb: number; afterPageMb: number }> {
+  await using dashboard = await startDashboardProcess({ home });
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const idleMb = await dashboard.rssMb();
+  const { initial } = await embeddedAppSizes(UI_ASSETS);
+  for (const path of ["/chat", ...initial.map((asset) => asset.path)]) {
+    const response = await fetch(new URL(path, dashboard.url));
+    if (!response.ok) throw new Error(`GET ${path} answered ${response.status}`);
+    await response.arrayBuffer();
   }
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  return { idleMb, afterPageMb: await dashboard.rssMb() };
 }
 
 /**
@@ -172,6 +166,7 @@ export async function benchDashboard(seconds = 8, connections = 50): Promise<Das
         await measure("herald", "/api/status", { "X-Herald-Session-Token": BENCH_TOKEN }),
       );
     }
+    const rss = await dashboardRss(home);
     const bare = Math.max(...bareRuns);
     const status = Math.max(...statusRuns);
     return {
@@ -185,7 +180,8 @@ export async function benchDashboard(seconds = 8, connections = 50): Promise<Das
         runs: statusRuns,
       },
       ratio: status / bare,
-      idleRssMb: await idleRss(home),
+      idleRssMb: rss.idleMb,
+      afterPageRssMb: rss.afterPageMb,
     };
   } finally {
     await Deno.remove(home, { recursive: true });

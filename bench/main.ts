@@ -7,7 +7,9 @@
  * `BENCH_MESSAGES` and `BENCH_SESSIONS` (bulk import size, default
  * 1,000,000 in 10,000), `BENCH_ROUND_TRIPS` (tool round trips in the agent
  * overhead run, default 200), `BENCH_COMPRESSION_MESSAGES` (history length in
- * the compression run, default 200).
+ * the compression run, default 200), `BENCH_UI_RUNS` (visits of each page in the
+ * web app run, default 15), `BENCH_UI_PAIRS` (user/assistant pairs of its long
+ * session, default 1,000). The web app run alone: `deno run -A bench/ui.ts`.
  *
  * @module
  */
@@ -21,6 +23,7 @@ import { benchRoundTrips } from "./agent_roundtrip.ts";
 import { benchCompression } from "./compression.ts";
 import { benchSessionSearch, type SearchBenchResult } from "./session_search.ts";
 import { benchDashboard } from "./dashboard.ts";
+import { uiReport } from "./ui.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
@@ -29,6 +32,8 @@ const messages = Number(Deno.env.get("BENCH_MESSAGES") ?? "1000000");
 const sessions = Number(Deno.env.get("BENCH_SESSIONS") ?? "10000");
 const roundTrips = Number(Deno.env.get("BENCH_ROUND_TRIPS") ?? "200");
 const compressionMessages = Number(Deno.env.get("BENCH_COMPRESSION_MESSAGES") ?? "200");
+const uiRuns = Number(Deno.env.get("BENCH_UI_RUNS") ?? "15");
+const uiPairs = Number(Deno.env.get("BENCH_UI_PAIRS") ?? "1000");
 
 const ms = (value: number) => value.toFixed(1);
 const today = new Date().toISOString().slice(0, 10);
@@ -120,7 +125,13 @@ console.log([
   } MB** ` +
   "(target: at most 80 MB).",
   "",
+  `RSS 3 s after \`/chat\` and its initial files were served once (the embedded web app loaded): **${
+    dashboard.afterPageRssMb.toFixed(1)
+  } MB** (target: at most 80 MB).`,
+  "",
 ].join("\n"));
+
+console.log(await uiReport(uiRuns, uiPairs, `${today}, ${machine}`));
 
 // Warm-up run so module loading and JIT do not count, then the measured run.
 await benchRoundTrips(20);

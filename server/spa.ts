@@ -45,7 +45,9 @@ log. Rebuild it with <code>deno task ui:build</code>, restart <code>herald dashb
 /** One asset ready to send: gzipped bytes and, once asked for, the plain ones. */
 interface ReadyAsset {
   type: string;
-  gzip: Uint8Array;
+  /** The base64 text from the module, decoded on the asset's first request. */
+  packed: string;
+  gzip?: Uint8Array;
   plain?: Uint8Array;
 }
 
@@ -90,7 +92,9 @@ export function uiHandler(options: { token?: string }): UiHandler {
       const wantsGzip = acceptsGzip(request);
       const asset = assets.get(path);
       if (asset) {
-        const body = wantsGzip ? asset.gzip : (asset.plain ??= await gunzip(asset.gzip));
+        // Decoded on first request, so chunks nobody asks for (the terminal) cost nothing.
+        const gzipped = asset.gzip ??= Uint8Array.fromBase64(asset.packed);
+        const body = wantsGzip ? gzipped : (asset.plain ??= await gunzip(gzipped));
         return send(request, body, {
           "Content-Type": asset.type,
           "Cache-Control": path.startsWith("/assets/")
@@ -133,7 +137,7 @@ async function loadEmbeddedApp(token: string | undefined): Promise<EmbeddedApp> 
   for (const [path, asset] of Object.entries(UI_ASSETS)) assets.set(path, unpack(asset));
   const index = assets.get("/index.html");
   if (!index) throw new Error("the embedded web app has no index.html: run `deno task ui:build`");
-  const html = new TextDecoder().decode(await gunzip(index.gzip));
+  const html = new TextDecoder().decode(await gunzip(Uint8Array.fromBase64(index.packed)));
   const tokenTag = token ? `<meta name="herald-token" content="${escapeAttribute(token)}">` : "";
   const plain = new TextEncoder().encode(html.replace(TOKEN_SLOT, tokenTag));
   const gzipped = gzip(plain);
@@ -164,7 +168,7 @@ export function acceptsGzip(request: Request): boolean {
 }
 
 function unpack(asset: UiAsset): ReadyAsset {
-  return { type: asset.type, gzip: Uint8Array.fromBase64(asset.gzip) };
+  return { type: asset.type, packed: asset.gzip };
 }
 
 async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
