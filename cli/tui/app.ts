@@ -89,8 +89,6 @@ export interface TuiResult {
 const EXIT_WINDOW_MS = 2000;
 /** Redraws of the live region while text streams, at most this often. */
 const FRAME_MS = 16;
-/** The largest file read to show a write_file edit as a diff. */
-const MAX_DIFF_SOURCE_BYTES = 1_000_000;
 
 interface PendingApproval {
   request: ApprovalRequest;
@@ -142,7 +140,8 @@ class ChatTui {
   #retry: { message: string; at: number; attempt: number; attempts: number } | undefined;
   #markdown: MarkdownStream | undefined;
   #streamed = "";
-  readonly #tools = new Map<string, { call: ToolCall; before: string | null | undefined }>();
+  /** The tool calls running now, by id. */
+  readonly #tools = new Map<string, ToolCall>();
   #approval: PendingApproval | undefined;
   #picker: { entries: PickerEntry[]; selected: number } | undefined;
   #exitArmedUntil = 0;
@@ -380,17 +379,14 @@ class ChatTui {
       case "tool_start":
         this.#endAnswer();
         this.#startAnswer();
-        this.#tools.set(event.call.id, { call: event.call, before: this.#before(event.call) });
+        this.#tools.set(event.call.id, event.call);
         this.#setSpinner(`running ${event.call.name}`);
         return this.#schedule();
       case "tool_end": {
-        const started = this.#tools.get(event.call.id);
         this.#tools.delete(event.call.id);
         const width = this.#screen.columns;
-        this.#print([
-          toolTitle(event.call, style, width),
-          ...toolBlock({ ...event, before: started?.before }, style, width),
-        ]);
+        // A write_file's diff comes from the tool's own `before` on the event.
+        this.#print([toolTitle(event.call, style, width), ...toolBlock(event, style, width)]);
         if (this.#tools.size === 0) this.#setSpinner("thinking");
         return;
       }
@@ -420,25 +416,6 @@ class ChatTui {
 
   #setSpinner(label: string): void {
     if (this.#spinner) this.#spinner.label = label;
-  }
-
-  /** For write_file: the file's text before the write (null when new), to show a diff. */
-  #before(call: ToolCall): string | null | undefined {
-    if (call.name !== "write_file") return undefined;
-    let path: unknown;
-    try {
-      path = JSON.parse(call.arguments)?.path;
-    } catch {
-      return undefined;
-    }
-    if (typeof path !== "string" || path === "") return undefined;
-    const full = path.startsWith("/") ? path : `${this.#options.cwd}/${path}`;
-    try {
-      if (Deno.statSync(full).size > MAX_DIFF_SOURCE_BYTES) return undefined;
-      return Deno.readTextFileSync(full);
-    } catch (error) {
-      return error instanceof Deno.errors.NotFound ? null : undefined;
-    }
   }
 
   #startAnswer(): void {
@@ -698,7 +675,7 @@ class ChatTui {
     const live: string[] = [];
     if (this.#markdown) live.push(...this.#markdown.pending().slice(-6));
     if (this.#busy && this.#spinner) {
-      const running = [...this.#tools.values()].map((tool) => toolTitle(tool.call, style, width));
+      const running = [...this.#tools.values()].map((call) => toolTitle(call, style, width));
       const retry = this.#retry;
       const label = retry
         ? `${retry.message}; retrying in ${Math.max(0, Math.ceil((retry.at - now) / 1000))} s, ` +

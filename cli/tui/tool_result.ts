@@ -18,7 +18,10 @@ export interface ToolEnd {
   durationMs: number;
   /** The result as the model sees it (JSON text). */
   content?: string;
-  /** write_file: the file's text before the write, null when it was new. */
+  /**
+   * write_file: the file's text before the write, null when it was new, as
+   * the tool read it (the agent's `tool_end` carries it); absent: not known.
+   */
   before?: string | null;
   /** The agent's judgement of a failure (`exit 1`, ...), when the event carries it. */
   failure?: string | null;

@@ -43,6 +43,7 @@ import type {
   TurnSession,
   TurnStop,
 } from "./turn_runtime.ts";
+import { toolSummary } from "./turn_view.ts";
 import { MutationTracker } from "./verifier.ts";
 import { toolCallFailure } from "../tools/outcome_failure.ts";
 
@@ -90,9 +91,7 @@ export interface AgentSessionOptions {
 }
 
 function summarise(outcome: ToolOutcome): string {
-  if (!outcome.ok) return outcome.message;
-  const text = outcome.content;
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  return outcome.ok ? toolSummary(outcome.content) : outcome.message;
 }
 
 function titleFrom(text: string): string {
@@ -367,6 +366,9 @@ export class AgentSession implements TurnSession {
           summary: summarise(outcome),
           durationMs: performance.now() - started,
           content: outcome.content,
+          ...(outcome.ok && outcome.display?.before !== undefined
+            ? { before: outcome.display.before }
+            : {}),
           failure: toolCallFailure({
             name: call.name,
             ok: outcome.ok,

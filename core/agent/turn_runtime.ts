@@ -28,6 +28,12 @@ export type AgentEvent =
     /** The result as the model sees it (JSON text), for surfaces that preview output. */
     content: string;
     /**
+     * write_file that succeeded: the file's text before the write (null: it
+     * was new), as the tool read it after the write guard allowed the write;
+     * absent when not shown (too large, not text, another tool).
+     */
+    before?: string | null;
+    /**
      * Why the call failed from the user's point of view (`exit 1`, `timed
      * out`, the tool's error), or null (core/tools/outcome_failure.ts).
      */

@@ -40,6 +40,19 @@ export function turnView(result: TurnResult): TurnView {
   };
 }
 
+/**
+ * The one line a `tool_end` event's `summary` shows of a call that
+ * succeeded: the start of its result (`content`, JSON text).
+ *
+ * @example
+ * ```ts
+ * toolSummary('{"exit_code":0,"stdout":"ok\\n"}'); // the whole text: it is short
+ * ```
+ */
+export function toolSummary(content: string): string {
+  return content.length > 120 ? `${content.slice(0, 117)}...` : content;
+}
+
 /** The JSON view of a tool call starting (`tool.start` on the bus and the gateway). */
 export function toolStartView(
   event: Extract<AgentEvent, { type: "tool_start" }>,

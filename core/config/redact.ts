@@ -18,8 +18,11 @@
 
 import YAML from "yaml";
 import { isSecretKey, REFERENCE_SOURCE } from "./secrets.ts";
+import { isSecretEnvName, isSecretHeader } from "./secret_names.ts";
 import { parseConfigDocument, type ResolvedReference } from "./load.ts";
 import { checkConfigTextSize } from "./limits.ts";
+
+export { isSecretHeader } from "./secret_names.ts";
 
 /** Options of the redaction functions. */
 export interface RedactOptions {
@@ -37,10 +40,7 @@ export function redact(value: string): string {
   return value.length >= 12 ? `…${value.slice(-4)}` : "…";
 }
 
-const SECRET_HEADER =
-  /^(?:proxy-)?authorization$|^(?:set-)?cookie$|key|token|secret|auth|session|password|credential/i;
 const AUTH_SCHEME = /^(?:bearer|basic|digest|token|bot)\s+\S/i;
-const SECRET_NAME = /key|token|secret|passw|pass$|pwd|pat$|auth|credential|cookie|session|dsn/i;
 const PLAIN_VALUE = /^(?:[A-Za-z]+|[0-9][0-9.]*|~?\/[^\s:@?#]*)$/;
 const URL_START = /^[a-z][a-z0-9+.-]*:\/\//i;
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
@@ -48,11 +48,6 @@ const SECRET_PARAM =
   /key|token|secret|passw|pwd|sig|auth|credential|session|^code$|^client_secret$/i;
 /** A `${NAME}` reference, alone or after an auth scheme (`Bearer ${TOKEN}`). */
 const WHOLE_REFERENCE = new RegExp(`^(?:[A-Za-z]+\\s+)?${REFERENCE_SOURCE}$`);
-
-/** True for an HTTP header name whose value is a credential (`Authorization`, `X-Api-Key`, ...). */
-export function isSecretHeader(name: string): boolean {
-  return SECRET_HEADER.test(name);
-}
 
 /**
  * True for a config path whose value is secret by its name alone:
@@ -63,7 +58,7 @@ export function isSecretPath(path: string): boolean {
   if (isSecretKey(path)) return true;
   const mcp = /^mcp_servers\.[^.]+\.(headers|env)\.(.+)$/.exec(path);
   if (!mcp) return false;
-  return mcp[1] === "headers" ? isSecretHeader(mcp[2]) : SECRET_NAME.test(mcp[2]);
+  return mcp[1] === "headers" ? isSecretHeader(mcp[2]) : isSecretEnvName(mcp[2]);
 }
 
 function redactParams(part: string): string {

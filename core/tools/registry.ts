@@ -7,11 +7,14 @@
 
 import { z } from "zod";
 import type { ToolCall, ToolSpec } from "../models/types.ts";
-import { type Tool, type ToolContext, ToolError } from "./types.ts";
+import { type Tool, type ToolContext, type ToolDisplay, ToolError } from "./types.ts";
 
-/** The outcome of one tool call; `content` is what the model receives. */
+/**
+ * The outcome of one tool call; `content` is what the model receives,
+ * `display` what the tool gave the surfaces to show beside it.
+ */
 export type ToolOutcome =
-  | { ok: true; result: unknown; content: string; mutatedPath?: string }
+  | { ok: true; result: unknown; content: string; mutatedPath?: string; display?: ToolDisplay }
   | { ok: false; code: string; message: string; content: string; mutatedPath?: string };
 
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -114,9 +117,19 @@ export class ToolRegistry {
     const parsed = this.#parse(tool, call);
     if (!parsed.ok) return failure("invalid_arguments", parsed.message);
     const mutatedPath = tool.mutatedPath?.(parsed.args, context);
+    let display: ToolDisplay | undefined;
     try {
-      const result = await tool.run(parsed.args, context);
-      return { ok: true, result, content: JSON.stringify(result ?? null), mutatedPath };
+      const result = await tool.run(parsed.args, {
+        ...context,
+        display: (shown) => display = shown,
+      });
+      return {
+        ok: true,
+        result,
+        content: JSON.stringify(result ?? null),
+        mutatedPath,
+        ...(display ? { display } : {}),
+      };
     } catch (error) {
       if (context.signal.aborted) {
         return failure("interrupted", "interrupted by the user", mutatedPath);

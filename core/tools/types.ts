@@ -34,6 +34,18 @@ export type ApprovalHandler = (
   options: { signal: AbortSignal },
 ) => Promise<ApprovalChoice>;
 
+/**
+ * What a call shows the user beside its result; never sent to the model.
+ * Surfaces get it on the call's `tool_end` when the call succeeded.
+ */
+export interface ToolDisplay {
+  /**
+   * write_file: the file's text before the write (null: the file was new),
+   * read by the tool once the write guard allowed the write.
+   */
+  before?: string | null;
+}
+
 /** What a running tool can see of its session. */
 export interface ToolContext {
   sessionId: string;
@@ -44,6 +56,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Asks for approval of a dangerous action; resolves to the decision. */
   approve(request: Omit<ApprovalRequest, "ruleKey"> & { ruleKey?: string }): Promise<boolean>;
+  /**
+   * Hands the surfaces something to show beside the result (the registry
+   * sets it for each call; the last call of it wins). Absent: nobody shows it.
+   */
+  display?(display: ToolDisplay): void;
 }
 
 /** Lint outcome of a written file: the syntax tier. */

@@ -9,6 +9,7 @@
  */
 
 import type { Conversation } from "../../core/agent/conversation.ts";
+import type { SecretRedactor } from "../../core/agent/preview_secrets.ts";
 import type { EventBus } from "../../core/events/mod.ts";
 import type { ProfilePaths } from "../../adapters/home/mod.ts";
 import type { ApprovalBroker, Notify } from "./approvals.ts";
@@ -45,6 +46,8 @@ export interface GatewayOptions {
 export interface GatewaySession {
   key: string;
   conversation: Conversation;
+  /** The profile's known secrets, read for each turn: hidden in what its tool calls show. */
+  readSecrets(): Promise<SecretRedactor>;
 }
 
 /** The state of one connection, owned by the gateway and read by its method handlers. */

@@ -184,6 +184,32 @@ Deno.test("tui: a patch shows a diff", async () => {
   );
 });
 
+Deno.test("tui: a write_file over an existing file shows a diff from the tool's own reading", async () => {
+  await using dir = await tempDir();
+  await using server = await startModelServer({
+    replies: [
+      {
+        toolCalls: [{
+          name: "write_file",
+          arguments: { path: "notes.txt", content: "name: herald\ncolour: green\nsize: 3\n" },
+        }],
+      },
+      { text: "Rewrote it." },
+    ],
+  });
+  const s = await setup(dir.path, server);
+  await Deno.writeTextFile(join(s.work, "notes.txt"), "name: herald\ncolour: red\nsize: 3\n");
+  await using screen = openChat(s);
+  await ready(screen);
+  await screen.type("make it green");
+  screen.press("enter");
+  await screen.waitFor("Rewrote it.");
+  const text = screen.allText();
+  assert.match(text, /-.*colour: red/, "the line the write replaced");
+  assert.match(text, /\+.*colour: green/);
+  await screen.snapshot("write-diff");
+});
+
 Deno.test("tui: one Ctrl-C at an idle prompt asks for another; the second exits", async () => {
   await using dir = await tempDir();
   await using server = await startModelServer();

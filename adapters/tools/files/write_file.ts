@@ -18,6 +18,7 @@ import { writeFileAtomic } from "../../fs/atomic.ts";
 import { lintFile } from "../lint.ts";
 import { type FileToolsOptions, fsError, guardOptions, pathResolver } from "./_common.ts";
 import { guardWrite } from "./_write_guard.ts";
+import { readBeforeWrite } from "./before_write.ts";
 
 /** Result of `write_file`. */
 export interface WriteResult {
@@ -41,7 +42,9 @@ const writeArgs = z.object({
 export type WriteFileArgs = z.infer<typeof writeArgs>;
 
 /**
- * Creates the `write_file` tool.
+ * Creates the `write_file` tool. A write that went ahead hands the file's
+ * text before it to the surfaces (`context.display({ before })`, see
+ * before_write.ts), never to the model.
  *
  * @example
  * ```ts
@@ -64,7 +67,11 @@ export function createWriteFileTool(
     async run(args, context) {
       const path = resolvePath(args.path, context.cwd);
       await guardWrite("write_file", path, context, guardOptions(options));
-      return await writeChecked(path, args.content, options.diagnostics);
+      // Read only now that the write may go ahead; shown once it went.
+      const before = await readBeforeWrite(path);
+      const result = await writeChecked(path, args.content, options.diagnostics);
+      if (before !== undefined) context.display?.({ before });
+      return result;
     },
     mutatedPath: (args, context) => resolvePath(args.path, context.cwd),
   });

@@ -6,11 +6,14 @@
  * exactly as `herald chat` opens one, so slash commands and their outcomes
  * are handled there; this module only maps calls to it and its results and
  * progress to the client. A turn opens with `message.start {session_key,
- * session_id}` (before anything else of it), streams `message.delta`, `tool.start` (with
- * `before`, a write_file's old text) and `tool.complete` (with an `output` preview), and
- * ends with `message.complete` or `message.error`; a
- * context compression or a warning during it (an unknown context length, a
- * tool loop) arrives as `notice {level, code, session_key, message}`.
+ * session_id}` (before anything else of it), streams `message.delta`,
+ * `tool.start` and `tool.complete` (with an `output` preview and, for a
+ * write_file that went ahead, `before`: the file's old text as the tool read
+ * it), and ends with `message.complete` or `message.error`; a context
+ * compression or a warning during it (an unknown context length, a tool
+ * loop) arrives as `notice {level, code, session_key, message}`. What a tool
+ * call shows goes out with the profile's secrets hidden
+ * (core/agent/preview_secrets.ts); the server reads no file for it.
  *
  * @module
  */
@@ -22,12 +25,15 @@ import {
   toolCompleteView,
   toolOutputView,
   toolStartView,
+  toolSummary,
   turnView,
 } from "../../../core/agent/turn_view.ts";
+import { SecretRedactor } from "../../../core/agent/preview_secrets.ts";
 import { HeraldError } from "../../../core/errors.ts";
 import type { ApprovalNotice, ApprovalSurface } from "../../../core/tools/approval_policy.ts";
 import { openAgentRuntimeLazily } from "../../../adapters/runtime/lazy_agent_runtime.ts";
-import { readBeforeWrite } from "../../../adapters/tools/files/before_write.ts";
+import { readEnvFile } from "../../../adapters/home/env_file.ts";
+import type { ProfilePaths } from "../../../adapters/home/layout.ts";
 import { findSession, type GatewaySession, type GatewayState } from "../_gateway_state.ts";
 import { domainError, method, type RpcMethods } from "../jsonrpc.ts";
 import { MAX_GATEWAY_SESSIONS } from "../limits.ts";
@@ -115,7 +121,11 @@ async function open(state: GatewayState, profile: string | undefined, resume: st
     await conversation.close();
     throw domainError("connection_closed", "The connection closed");
   }
-  state.sessions.set(key, { key, conversation });
+  state.sessions.set(key, {
+    key,
+    conversation,
+    readSecrets: secretsReader(paths, state.options.env, runtime.config),
+  });
   return {
     session_key: key,
     session_id: conversation.sessionId ?? null,
@@ -143,10 +153,33 @@ function approvalNotice(state: GatewayState, notice: ApprovalNotice): void {
   state.notify("notice", { level: "warning", message: notice.message });
 }
 
+/**
+ * Reads the profile's known secrets for a turn's previews: its `.env` again
+ * each time (a key set meanwhile is hidden too), the process environment and
+ * the runtime's configuration. An `.env` that cannot be read leaves the
+ * secrets read before.
+ */
+function secretsReader(
+  paths: ProfilePaths,
+  env: Record<string, string | undefined>,
+  config: unknown,
+): () => Promise<SecretRedactor> {
+  let last = new SecretRedactor({ dotenv: new Map(), env, config });
+  return async () => {
+    try {
+      last = new SecretRedactor({ dotenv: (await readEnvFile(paths.env)).values, env, config });
+    } catch {
+      // Unreadable now (the runtime read it when it opened): the secrets known before.
+    }
+    return last;
+  };
+}
+
 async function send(state: GatewayState, entry: GatewaySession, text: string) {
   const key = entry.key;
+  const secrets = await entry.readSecrets();
   const result: ConversationResult = await entry.conversation.input(text, {
-    onEvent: (event) => onEvent(state, key, event),
+    onEvent: (event) => onEvent(state, key, event, secrets),
     // Before the turn's first event, so a client can open the answer's bubble.
     onTurnStart: (sessionId) =>
       state.notify("message.start", { session_key: key, session_id: sessionId }),
@@ -161,7 +194,7 @@ async function send(state: GatewayState, entry: GatewaySession, text: string) {
   });
   switch (result.kind) {
     case "turn":
-      return { kind: "turn", ...completed(state, key, result.result) };
+      return { kind: "turn", ...completed(state, key, result.result, secrets) };
     case "reply":
       return { kind: result.kind, text: result.text };
     case "new_session":
@@ -188,10 +221,23 @@ async function send(state: GatewayState, entry: GatewaySession, text: string) {
   }
 }
 
-/** Notifies `message.complete` and returns the turn as the client sees it. */
-function completed(state: GatewayState, key: string, result: TurnResult) {
+/**
+ * Notifies `message.complete` and returns the turn as the client sees it
+ * (its tool calls' arguments with the profile's secrets hidden, as on `tool.start`).
+ */
+function completed(
+  state: GatewayState,
+  key: string,
+  result: TurnResult,
+  secrets: SecretRedactor,
+) {
+  const view = turnView(result);
   const complete = {
-    ...turnView(result),
+    ...view,
+    tool_calls: view.tool_calls.map((call) => ({
+      ...call,
+      arguments: secrets.json(call.arguments),
+    })),
     // Only when something ended the turn early (the loop guard on an unattended session).
     ...(result.stopped ? { stopped: result.stopped.code } : {}),
   };
@@ -199,28 +245,47 @@ function completed(state: GatewayState, key: string, result: TurnResult) {
   return complete;
 }
 
-function onEvent(state: GatewayState, key: string, event: AgentEvent): void {
+/**
+ * Maps a turn's events to notifications. What a tool call shows (its
+ * arguments, summary, output and a write's old text) goes out with the
+ * profile's secrets hidden (`secrets`).
+ */
+function onEvent(
+  state: GatewayState,
+  key: string,
+  event: AgentEvent,
+  secrets: SecretRedactor,
+): void {
   switch (event.type) {
     case "text":
       state.notify("message.delta", { session_key: key, text: event.delta });
       break;
     case "tool_start": {
-      // write_file: the file's text before the write (null: a new file), for the client's diff.
-      const before = readBeforeWrite(event.call.name, event.call.arguments, state.options.cwd);
+      const start = toolStartView(event);
       state.notify("tool.start", {
         session_key: key,
-        ...toolStartView(event),
-        ...(before === undefined ? {} : { before }),
+        ...start,
+        arguments: secrets.json(start.arguments),
       });
       break;
     }
-    case "tool_end":
+    case "tool_end": {
+      const complete = toolCompleteView(event);
+      const content = secrets.json(event.content);
       state.notify("tool.complete", {
         session_key: key,
-        ...toolCompleteView(event),
-        ...toolOutputView(event.content),
+        ...complete,
+        // From the hidden result: a summary cut first could end in part of a secret.
+        summary: event.ok ? toolSummary(content) : secrets.text(complete.summary),
+        failure: complete.failure === null ? null : secrets.text(complete.failure),
+        ...toolOutputView(content),
+        // write_file that went ahead: the file's text before it (null: a new file), for a diff.
+        ...(event.before === undefined
+          ? {}
+          : { before: event.before === null ? null : secrets.text(event.before) }),
       });
       break;
+    }
     case "compressed":
       state.notify("notice", {
         level: "info",
