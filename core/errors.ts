@@ -96,13 +96,17 @@ export class HeraldError extends Error {
 
 /** A profile name that does not follow the naming rule or is reserved. */
 export class ProfileNameError extends HeraldError {
-  /** Creates the error for the rejected `input`. */
+  /**
+   * Creates the error for the rejected `input`; `field` names the request
+   * field or option that gave it (`name`, `clone_from`), when there is one.
+   */
   constructor(
     readonly input: string,
     code: "profile_name_invalid" | "profile_name_reserved" | "profile_name_empty",
     message: string,
+    readonly field?: string,
   ) {
-    super(code, "usage", message, { details: { input } });
+    super(code, "usage", message, { details: { input, field } });
   }
 }
 

@@ -9,6 +9,7 @@
  */
 
 import type { ProcessEnv } from "../../core/config/mod.ts";
+import { isUserAuthored } from "../../core/profiles/mod.ts";
 import type { ModelClientFactory } from "../../core/models/settings.ts";
 import type { HomeProfile, ProfileHome } from "../../core/usecases/ports_home.ts";
 import { createModelClient } from "../models/mod.ts";
@@ -38,12 +39,13 @@ function homeProfile(paths: ProfilePaths, env: ProcessEnv): HomeProfile {
     name: paths.name,
     home: paths.home,
     readMeta: () => readProfileMeta(paths.profileYaml),
-    async writeDescription(description, auto) {
+    async writeDescription(description, { auto, keepUserAuthored = false }) {
       await ensureProfileHome(paths);
-      return await updateProfileMeta(paths.profileYaml, {
-        description,
-        description_auto: auto,
-      });
+      return await updateProfileMeta(
+        paths.profileYaml,
+        { description, description_auto: auto },
+        { keep: keepUserAuthored ? isUserAuthored : undefined },
+      );
     },
     listSkills: () => listInstalledSkills(paths.home),
     async mainModel() {

@@ -41,22 +41,55 @@ export async function readProfileMeta(file: string): Promise<ProfileMetaRead> {
     : { meta: parsed.meta, warning: unusable(file, parsed.problem) };
 }
 
+/** Options of {@link updateProfileMeta}. */
+export interface ProfileMetaUpdateOptions {
+  /**
+   * Decides, on the metadata read under the file's lock, to keep the file
+   * as it is (a compare-and-set: true writes nothing).
+   */
+  keep?: (current: ProfileMeta) => boolean;
+}
+
+/** What {@link updateProfileMeta} did. */
+export interface ProfileMetaUpdate {
+  /** The metadata stored now. */
+  meta: ProfileMeta;
+  /** False when `keep` kept the file as it was. */
+  written: boolean;
+}
+
 /**
  * Sets the fields of `patch` in `profile.yaml` at `file`, keeping every other
  * key (the file is re-read under its lock, so a concurrent change is kept),
- * and returns the metadata now stored. A corrupt file is replaced.
+ * and returns the metadata now stored. A corrupt file is replaced. With
+ * `keep`, the file read under the lock is left alone when `keep` says so.
+ *
+ * @example
+ * ```ts
+ * const { written } = await updateProfileMeta(paths.profileYaml, { description: "Reads mail." }, {
+ *   keep: (current) => current.description !== "",
+ * });
+ * ```
  */
 export async function updateProfileMeta(
   file: string,
   patch: ProfileMetaPatch,
-): Promise<ProfileMeta> {
-  const updated = await updateTextFile(file, (text) => applyProfileMeta(text, patch), {
+  options: ProfileMetaUpdateOptions = {},
+): Promise<ProfileMetaUpdate> {
+  let written = true;
+  const updated = await updateTextFile(file, (text) => {
+    if (options.keep?.(parseProfileMeta(text).meta)) {
+      written = false;
+      return null;
+    }
+    return applyProfileMeta(text, patch);
+  }, {
     // A missing, unreadable or corrupt file is replaced; a directory in the
     // way makes the write fail with its own message.
     read: (path) => Deno.readTextFile(path).catch(() => ""),
     mode: 0o600,
   });
-  return parseProfileMeta(updated).meta;
+  return { meta: parseProfileMeta(updated).meta, written };
 }
 
 function unusable(file: string, reason: string): string {

@@ -9,7 +9,7 @@
 
 import { join } from "node:path";
 import type { SkillLibrary } from "../../core/usecases/ports_skills.ts";
-import { deleteBundle, saveBundle } from "./bundle_files.ts";
+import { deleteBundle, saveBundle, updateBundle } from "./bundle_files.ts";
 import { bundlesDir, createSkillCatalog, readSkillDocument, skillsDir } from "./catalog.ts";
 import {
   bundledSkillNames,
@@ -55,6 +55,7 @@ export function openSkillLibrary(profile: { name: string; home: string }): Skill
     bundledSkillStatus: (name) => bundledSkillStatus(home, name),
     restoreBundledSkill: (name) => restoreBundledSkill(home, name),
     saveBundle: (input, options) => saveBundle(home, input, options),
+    updateBundle: (name, input, shownDir) => updateBundle(home, name, input, shownDir),
     deleteBundle: (name, shownDir) => deleteBundle(home, name, shownDir),
   };
 }

@@ -9,19 +9,19 @@
 import type { Command } from "commander";
 import { HeraldError } from "../../core/errors.ts";
 import {
+  MAX_DESCRIPTION_LENGTH,
   parseProfileName,
   PROFILE_DESCRIBER_TASK,
   ProfileDeleteRefusedError,
 } from "../../core/profiles/mod.ts";
 import {
-  cloneProfile,
-  createProfile,
   deleteProfile,
   describeEveryProfile,
   describeProfile,
   type DescribeRequest,
   type DescribeResult,
   listProfiles,
+  newProfile,
   showProfile,
   useProfile,
 } from "../../core/usecases/profiles.ts";
@@ -152,7 +152,10 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
 
   profile.command("create <name>")
     .description("create a named profile under <home>/profiles/<name>")
-    .option("--description <text>", "a description of what the profile is for")
+    .option(
+      "--description <text>",
+      `what the profile is for (one paragraph, at most ${MAX_DESCRIPTION_LENGTH} characters)`,
+    )
     .option("--clone", "copy config, .env, SOUL.md, skills and memories from the active profile")
     .option("--clone-all", "copy everything from the active profile except its history")
     .option(
@@ -169,26 +172,18 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
       const c = ctx();
       if (options.clone && options.cloneAll) throw usage("Choose one of --clone and --clone-all");
       const mode = options.cloneAll ? "all" : options.clone ? "config" : undefined;
-      if (options.cloneChannels && !mode) {
-        throw usage("--clone-channels only applies with --clone or --clone-all");
-      }
       // Checked before the profile exists, so a refused launcher leaves nothing half made.
       const launcher = options.launcher
         ? await planProfileLauncher(parseProfileName(name), c.env)
         : undefined;
-      const fill = {
+      const created = await newProfile(home(c), name, {
         description: options.description,
         bundledSkills: options.skills,
         active: c.profile,
-      };
-      const created = mode
-        ? await cloneProfile(home(c), name, {
-          ...fill,
-          from: (await c.paths()).name,
-          mode,
-          keepChannels: options.cloneChannels ?? false,
-        })
-        : await createProfile(home(c), name, fill);
+        cloneFrom: mode ? (await c.paths()).name : undefined,
+        cloneMode: mode,
+        cloneChannels: options.cloneChannels,
+      });
       if (launcher) await writeProfileLauncher(launcher, created.name);
       if (options.json) {
         return printJson(c.io, launcher ? { ...created, launcher: launcher.path } : created);
@@ -305,7 +300,10 @@ export function registerProfile(program: Command, ctx: () => CliContext): void {
 
   profile.command("describe [name]")
     .description("print or set a profile's description (used to route kanban tasks)")
-    .option("--text <text>", "set a description you wrote")
+    .option(
+      "--text <text>",
+      `set a description you wrote (one paragraph, at most ${MAX_DESCRIPTION_LENGTH} characters)`,
+    )
     .option("--auto", `generate one with the ${PROFILE_DESCRIBER_TASK} auxiliary model`)
     .option("--overwrite", "with --auto: also replace a description you wrote")
     .option("--all", "every profile")

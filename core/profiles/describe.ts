@@ -1,7 +1,8 @@
 /**
- * Generated profile descriptions: the prompt sent to the `profile_describer`
+ * Profile descriptions: the prompt sent to the `profile_describer`
  * auxiliary model (built from the profile's skills and model), the clean-up
- * of its answer, and the reading of a skill's `SKILL.md` frontmatter.
+ * of its answer, and the one rule for a description a person writes (the
+ * CLI's `--description`/`--text` and the dashboard's bodies).
  *
  * @module
  */
@@ -11,7 +12,7 @@ import { HeraldError } from "../errors.ts";
 /** The auxiliary slot that writes profile descriptions (`auxiliary.profile_describer`). */
 export const PROFILE_DESCRIBER_TASK = "profile_describer";
 
-/** Longest description kept from a model's answer, in characters. */
+/** Longest description stored, in characters: a model's answer is cut there, a person's refused. */
 export const MAX_DESCRIPTION_LENGTH = 400;
 
 /** Most skills listed in the prompt; a profile with more says how many were left out. */
@@ -49,6 +50,60 @@ export class EmptyDescriptionError extends HeraldError {
       { details: { profile } },
     );
   }
+}
+
+/** A description a person wrote that cannot be stored. */
+export class DescriptionInvalidError extends HeraldError {
+  /**
+   * Creates the error with the `reason` that says what to fix. Its details
+   * name the field at fault (`description`, so a form can show it there)
+   * and the limit, with the length or the character refused.
+   */
+  constructor(readonly reason: string, details: { length?: number; character?: string } = {}) {
+    super("description_invalid", "usage", reason, {
+      details: { field: "description", limit: MAX_DESCRIPTION_LENGTH, ...details },
+    });
+  }
+}
+
+/** A control character (tab and line breaks are whitespace, handled before this is checked). */
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * A description a person wrote, as it is stored: trimmed, and each run of
+ * whitespace (line breaks included) made one space, as a generated one is,
+ * so every list shows it on one line. "" clears the description. Text
+ * longer than {@link MAX_DESCRIPTION_LENGTH} is refused, never cut, and so
+ * is a control character (an escape sequence would reach the terminal).
+ *
+ * @example
+ * ```ts
+ * parseUserDescription("  Reads mail.\n  Files it. ") // "Reads mail. Files it."
+ * parseUserDescription("x".repeat(401))               // throws DescriptionInvalidError
+ * ```
+ *
+ * @throws DescriptionInvalidError when it is too long or holds a control character.
+ */
+export function parseUserDescription(text: string): string {
+  const description = oneLine(text);
+  const control = CONTROL.exec(description);
+  if (control) {
+    const code = control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    throw new DescriptionInvalidError(
+      `The description holds a control character (U+${code} at character ${
+        control.index + 1
+      }); remove it and write plain text`,
+      { character: `U+${code}` },
+    );
+  }
+  if (description.length > MAX_DESCRIPTION_LENGTH) {
+    throw new DescriptionInvalidError(
+      `The description is ${description.length} characters; the limit is ` +
+        `${MAX_DESCRIPTION_LENGTH} (one or two sentences saying what the profile is for): shorten it`,
+      { length: description.length },
+    );
+  }
+  return description;
 }
 
 /**

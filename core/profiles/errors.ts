@@ -41,3 +41,23 @@ export class ProfileDeleteRefusedError extends HeraldError {
     );
   }
 }
+
+/** Clone options given for a profile that is not a clone. */
+export class CloneOptionsError extends HeraldError {
+  /**
+   * Creates the error for the clone option `field` (`clone_mode`,
+   * `clone_channels`) given without the profile to copy; the message names
+   * the option as the command line and as a request body spell it.
+   */
+  constructor(readonly field: "clone_mode" | "clone_channels") {
+    super(
+      "clone_options_invalid",
+      "usage",
+      field === "clone_channels"
+        ? '--clone-channels only applies with --clone or --clone-all ("clone_channels" only ' +
+          'applies with "clone_from", the profile to copy): it keeps the copy\'s messaging bot tokens'
+        : '"clone_mode" only applies with "clone_from" (the profile to copy)',
+      { details: { field } },
+    );
+  }
+}

@@ -24,7 +24,8 @@ export const DEFAULT_PROFILE = "default";
 /**
  * Normalises and validates a profile name typed by a user.
  * Input is trimmed and lowercased; the result matches {@link PROFILE_NAME_PATTERN}
- * and is not reserved.
+ * and is not reserved. `field` names the request field or option that gave
+ * the name, for the error's details.
  *
  * @example
  * ```ts
@@ -32,10 +33,15 @@ export const DEFAULT_PROFILE = "default";
  * parseProfileName("../x")    // throws ProfileNameError
  * ```
  */
-export function parseProfileName(input: string): string {
+export function parseProfileName(input: string, field?: string): string {
   const name = input.trim().toLowerCase();
   if (name === "") {
-    throw new ProfileNameError(input, "profile_name_empty", "Profile name cannot be empty");
+    throw new ProfileNameError(
+      input,
+      "profile_name_empty",
+      "Profile name cannot be empty",
+      field,
+    );
   }
   if (!PROFILE_NAME_PATTERN.test(name)) {
     throw new ProfileNameError(
@@ -43,6 +49,7 @@ export function parseProfileName(input: string): string {
       "profile_name_invalid",
       `Invalid profile name "${input}": use 1-64 characters from a-z, 0-9, "_" and "-", ` +
         `starting with a letter or digit (pattern ${PROFILE_NAME_PATTERN.source})`,
+      field,
     );
   }
   if (RESERVED_PROFILE_NAMES.has(name)) {
@@ -51,6 +58,7 @@ export function parseProfileName(input: string): string {
       "profile_name_reserved",
       `Profile name "${name}" is reserved (reserved: ${[...RESERVED_PROFILE_NAMES].join(", ")}); ` +
         "choose another name",
+      field,
     );
   }
   return name;
@@ -60,7 +68,7 @@ export function parseProfileName(input: string): string {
  * Like {@link parseProfileName} but also accepts `default`, which selects the
  * root home. Used where a user picks an existing profile (`-p default`).
  */
-export function parseProfileSelector(input: string): string {
+export function parseProfileSelector(input: string, field?: string): string {
   const name = input.trim().toLowerCase();
-  return name === DEFAULT_PROFILE ? DEFAULT_PROFILE : parseProfileName(input);
+  return name === DEFAULT_PROFILE ? DEFAULT_PROFILE : parseProfileName(input, field);
 }

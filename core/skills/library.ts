@@ -53,6 +53,16 @@ export interface SavedBundle {
   replaced: boolean;
 }
 
+/** What rewriting an existing bundle wrote. */
+export interface RewrittenBundle {
+  /** The bundle's slug now. */
+  slug: string;
+  /** The file that holds it now. */
+  file: string;
+  /** The slug it had before when the new name moved it to another file (the old file is gone). */
+  renamedFrom: string | null;
+}
+
 /**
  * How a profile's copy of one bundled skill stands against the version this
  * Herald ships:

@@ -18,7 +18,6 @@ import { z } from "zod";
 import {
   type BundleInput,
   BundleNotFoundError,
-  bundleSlug,
   type BundleView,
   bundleView,
   type CatalogWarning,
@@ -127,21 +126,29 @@ export async function createBundle(
     instruction: request.instruction,
   };
   const saved = await library.saveBundle(input, { force: request.force ?? false });
+  return { replaced: saved.replaced, ...await writtenView(library, saved, input) };
+}
+
+/**
+ * The view of a bundle just written to `written.file`: as read back, or as
+ * `input` defined it when the file changed again since.
+ */
+async function writtenView(
+  library: SkillLibrary,
+  written: { slug: string; file: string },
+  input: BundleInput,
+): Promise<{ bundle: BundleView; shadowed: boolean }> {
   const snapshot = await library.snapshot();
   const builtins = builtinCommandNames();
-  const written: SkillBundle = findBundle(snapshot.bundles, saved.slug) ?? {
-    slug: saved.slug,
+  const bundle: SkillBundle = findBundle(snapshot.bundles, written.slug) ?? {
+    slug: written.slug,
     name: input.name.trim(),
     description: input.description?.trim() ?? "",
     skills: input.skills.map((skill) => skill.trim()).filter(Boolean),
     ...(input.instruction?.trim() ? { instruction: input.instruction.trim() } : {}),
-    file: saved.file,
+    file: written.file,
   };
-  return {
-    replaced: saved.replaced,
-    bundle: bundleView(written, snapshot, builtins),
-    shadowed: builtins.has(saved.slug),
-  };
+  return { bundle: bundleView(bundle, snapshot, builtins), shadowed: builtins.has(written.slug) };
 }
 
 /** A bundle's new definition, as `PUT /api/bundles/:name` gives it. */
@@ -162,8 +169,11 @@ export interface UpdatedBundle {
 /**
  * Rewrites an existing bundle with a new definition, checked as
  * {@link createBundle} checks a new one. A new name that changes the slug
- * moves the bundle: the new file is written first (refused when another
- * bundle has that name), then the old one is deleted.
+ * moves the bundle: the new file is created (refused when another bundle
+ * has that name), then the old one is deleted. Requests at once end as if
+ * one ran after the other: an update never re-creates a bundle that
+ * another request just renamed or deleted, and never replaces another
+ * bundle.
  *
  * @example
  * ```ts
@@ -180,13 +190,10 @@ export async function updateBundle(
   update: BundleInput,
   options: { showPath?: ShowPath } = {},
 ): Promise<UpdatedBundle> {
-  const showPath = options.showPath ?? String;
-  const current = findBundle((await library.snapshot()).bundles, name);
-  if (!current) throw new BundleNotFoundError(name, showPath(library.bundlesDir));
-  const moved = bundleSlug(update.name) !== current.slug;
-  const { bundle, shadowed } = await createBundle(library, { ...update, force: !moved });
-  if (moved) await library.deleteBundle(current.slug, showPath(library.bundlesDir));
-  return { bundle, renamed_from: moved ? current.slug : null, shadowed };
+  const shownDir = (options.showPath ?? String)(library.bundlesDir);
+  const written = await library.updateBundle(name, update, shownDir);
+  const { bundle, shadowed } = await writtenView(library, written, update);
+  return { bundle, renamed_from: written.renamedFrom, shadowed };
 }
 
 /** What {@link deleteBundle} did. */

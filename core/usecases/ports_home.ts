@@ -26,6 +26,22 @@ export interface LoadedProfileConfig {
   warnings: string[];
 }
 
+/** How {@link HomeProfile.writeDescription} stores a description. */
+export interface DescriptionWriteOptions {
+  /** True when the auxiliary model wrote it. */
+  auto: boolean;
+  /** Keep a description a person wrote, as found when the file is locked for the write. */
+  keepUserAuthored?: boolean;
+}
+
+/** What {@link HomeProfile.writeDescription} did. */
+export interface DescriptionWrite {
+  /** The metadata `profile.yaml` holds now. */
+  meta: ProfileMeta;
+  /** False when a description a person wrote was kept and nothing was written. */
+  written: boolean;
+}
+
 /** One existing profile's home, as the profile use cases read and write it. */
 export interface HomeProfile {
   /** The profile's name (`default` for the root home). */
@@ -34,8 +50,16 @@ export interface HomeProfile {
   readonly home: string;
   /** `profile.yaml`; a missing, unreadable or corrupt file is the defaults (with a warning). */
   readMeta(): Promise<ProfileMetaRead>;
-  /** Stores the description fields (creating the home when missing); returns what is stored. */
-  writeDescription(description: string, auto: boolean): Promise<ProfileMeta>;
+  /**
+   * Stores the description fields (creating the home when missing), marked
+   * generated when `auto`. With `keepUserAuthored`, `profile.yaml` is
+   * re-read under its lock and a description a person wrote
+   * (`isUserAuthored`) is kept: nothing is written.
+   */
+  writeDescription(
+    description: string,
+    options: DescriptionWriteOptions,
+  ): Promise<DescriptionWrite>;
   /** The skills offered in the profile, sorted by name. */
   listSkills(): Promise<ProfileSkill[]>;
   /** The main model and provider of config.yaml; nulls when unset or config.yaml is broken. */

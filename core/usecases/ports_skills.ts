@@ -10,6 +10,7 @@
 import type {
   BundledSkillStatus,
   BundleInput,
+  RewrittenBundle,
   SavedBundle,
   SeedReport,
   SkillCatalogSnapshot,
@@ -63,6 +64,17 @@ export interface SkillLibrary {
    * @throws BundleExistsError when the bundle exists and `force` is not set.
    */
   saveBundle(input: BundleInput, options: { force: boolean }): Promise<SavedBundle>;
+  /**
+   * Rewrites the existing bundle `name` with `input`, moving it to another
+   * file when the new name has another slug. The old bundle is looked up,
+   * and the new name checked, inside the locks of both slugs, so requests
+   * at once end as if one ran after the other.
+   *
+   * @throws BundleInvalidError for a name without letters or digits, or no skills.
+   * @throws BundleNotFoundError naming `shownDir` when no bundle is named `name`.
+   * @throws BundleExistsError when the new name is another bundle's.
+   */
+  updateBundle(name: string, input: BundleInput, shownDir: string): Promise<RewrittenBundle>;
   /**
    * Deletes the file of bundle `name`, even a broken one; returns the file.
    *

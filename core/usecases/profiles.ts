@@ -16,16 +16,19 @@
  * @module
  */
 
-import { type ErrorKind, HeraldError, isCallerKind } from "../errors.ts";
+import { type ErrorKind, HeraldError, isCallerKind, ProfileNameError } from "../errors.ts";
 import { callAuxiliary } from "../models/auxiliary.ts";
 import {
+  CloneOptionsError,
   DEFAULT_PROFILE,
   DefaultProfileError,
   describerPrompt,
   EmptyDescriptionError,
   isUserAuthored,
   normalizeDescription,
+  parseProfileName,
   parseProfileSelector,
+  parseUserDescription,
   PROFILE_DESCRIBER_TASK,
   ProfileDeleteRefusedError,
   type ProfileMeta,
@@ -44,6 +47,8 @@ import type { CloneMode, CreatedHomeProfile, HomeProfile, ProfileHome } from "./
 export interface ProfileSelection {
   /** The profile commands use now (`-p`, else the sticky default, else `default`). */
   active: string;
+  /** List only this profile (a dashboard pinned to it); the others are not read at all. */
+  only?: string;
 }
 
 /** The sticky default, or undefined when none is set or `active_profile` is broken. */
@@ -85,17 +90,22 @@ export function listProfileNames(home: ProfileHome): Promise<string[]> {
 }
 
 /**
- * Every profile with its description, skill count and model. A corrupt
- * `profile.yaml` is not an error: that profile shows no description and
- * carries the problem in its `warnings`.
+ * Every profile with its description, skill count and model (only
+ * `selection.only` when set). A corrupt `profile.yaml` is not an error:
+ * that profile shows no description and carries the problem in its
+ * `warnings`.
  */
 export async function listProfiles(
   home: ProfileHome,
   selection: ProfileSelection,
 ): Promise<ProfileView[]> {
   const sticky = await stickyOrNone(home);
+  const names = await home.listNames();
+  const listed = selection.only === undefined
+    ? names
+    : names.filter((name) => name === selection.only);
   const views: ProfileView[] = [];
-  for (const name of await home.listNames()) {
+  for (const name of listed) {
     views.push(profileView(await factsOf(await home.open(name), selection.active, sticky)));
   }
   return views;
@@ -117,7 +127,7 @@ export async function showProfile(
 
 /** How {@link createProfile} fills a new profile. */
 export interface CreateProfileOptions {
-  /** A user-authored description. */
+  /** A user-authored description, checked by {@link parseUserDescription}. */
   description?: string;
   /** Seed the bundled skills (the default); false writes the opt-out marker instead. */
   bundledSkills?: boolean;
@@ -130,6 +140,7 @@ export interface CreateProfileOptions {
  * seeded (or the opt-out marker) and an optional description.
  *
  * @throws ProfileNameError for an invalid or reserved name.
+ * @throws DescriptionInvalidError for a description too long or holding control characters.
  * @throws ProfileExistsError when the profile exists already.
  */
 export async function createProfile(
@@ -137,11 +148,18 @@ export async function createProfile(
   name: string,
   options: CreateProfileOptions = {},
 ): Promise<CreatedProfileView> {
-  const profile = await home.create(name, {
-    description: options.description,
+  const profile = await home.create(parseProfileName(name, "name"), {
+    description: newDescription(options.description),
     bundledSkills: options.bundledSkills,
   });
   return await createdView(home, profile, options, null, null);
+}
+
+/** A new profile's description as stored; undefined when none (or only blanks) was given. */
+function newDescription(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const description = parseUserDescription(text);
+  return description === "" ? undefined : description;
 }
 
 /** What {@link cloneProfile} copies, and from where. */
@@ -160,8 +178,9 @@ export interface CloneProfileOptions extends CreateProfileOptions {
  * (`all`). The messaging platforms' secrets (bot tokens) stay behind unless
  * `keepChannels`, so the two profiles never serve the same bot.
  *
+ * @throws ProfileNameError for an invalid or reserved name, or source name (`clone_from`).
+ * @throws DescriptionInvalidError for a description too long or holding control characters.
  * @throws ProfileNotFoundError when the source profile does not exist.
- * @throws ProfileNameError for an invalid or reserved name.
  * @throws ProfileExistsError when the profile exists already.
  */
 export async function cloneProfile(
@@ -169,13 +188,70 @@ export async function cloneProfile(
   name: string,
   options: CloneProfileOptions,
 ): Promise<CreatedProfileView> {
-  const source = await home.open(parseProfileSelector(options.from));
-  const profile = await home.create(name, {
+  const parsed = parseProfileName(name, "name");
+  const description = newDescription(options.description);
+  const source = await home.open(sourceName(options.from));
+  const profile = await home.create(parsed, {
     clone: { from: source.name, mode: options.mode, keepChannels: options.keepChannels },
-    description: options.description,
+    description,
     bundledSkills: options.bundledSkills,
   });
   return await createdView(home, profile, options, options.mode, source.name);
+}
+
+/** The codes of a {@link ProfileNameError}. */
+type ProfileNameCode = ConstructorParameters<typeof ProfileNameError>[1];
+
+/** The profile a clone copies, parsed; a bad name says it was the source's (`clone_from`). */
+function sourceName(from: string): string {
+  try {
+    return parseProfileSelector(from);
+  } catch (error) {
+    if (!(error instanceof ProfileNameError)) throw error;
+    throw new ProfileNameError(
+      error.input,
+      error.code as ProfileNameCode,
+      `The profile to copy ("clone_from"): ${error.message}`,
+      "clone_from",
+    );
+  }
+}
+
+/** A new profile as `herald profile create` and `POST /api/profiles` ask for it. */
+export interface NewProfileOptions extends CreateProfileOptions {
+  /** Copy this existing profile (`default` for the root home); without it the profile is fresh. */
+  cloneFrom?: string;
+  /** What a clone copies (default `config`); only with `cloneFrom`. */
+  cloneMode?: CloneMode;
+  /** Keep the messaging platforms' secrets in the copied `.env`; only with `cloneFrom`. */
+  cloneChannels?: boolean;
+}
+
+/**
+ * Creates a profile, fresh ({@link createProfile}) or, with `cloneFrom`,
+ * as a copy of another ({@link cloneProfile}).
+ *
+ * @throws CloneOptionsError for `cloneMode` or `cloneChannels` without `cloneFrom`.
+ * @throws ProfileNameError, DescriptionInvalidError, ProfileNotFoundError, ProfileExistsError
+ * as those two do.
+ */
+export async function newProfile(
+  home: ProfileHome,
+  name: string,
+  options: NewProfileOptions,
+): Promise<CreatedProfileView> {
+  const { cloneFrom, cloneMode, cloneChannels, ...fill } = options;
+  if (cloneFrom === undefined) {
+    if (cloneMode !== undefined) throw new CloneOptionsError("clone_mode");
+    if (cloneChannels !== undefined) throw new CloneOptionsError("clone_channels");
+    return await createProfile(home, name, fill);
+  }
+  return await cloneProfile(home, name, {
+    ...fill,
+    from: cloneFrom,
+    mode: cloneMode ?? "config",
+    keepChannels: cloneChannels ?? false,
+  });
 }
 
 async function createdView(
@@ -277,13 +353,15 @@ export interface DescribeOptions {
 }
 
 /**
- * Shows, sets or generates one profile's description. `auto` asks the
+ * Shows, sets or generates one profile's description. `set` stores a
+ * person's text as {@link parseUserDescription} reads it. `auto` asks the
  * `profile_describer` auxiliary model, telling it the profile's skills and
  * model, and keeps a user-authored description unless `overwrite`; this is
  * what `herald profile describe --auto` and the kanban plugin's
  * `describe-auto` call.
  *
  * @throws ProfileNotFoundError for a named profile that does not exist.
+ * @throws DescriptionInvalidError when `set` text is too long or holds control characters.
  * @throws EmptyDescriptionError when the model's answer held no description (nothing is written).
  * @throws ModelError when no auxiliary model can be used or the call fails.
  */
@@ -370,18 +448,22 @@ async function describeOne(
   switch (request.mode) {
     case "show":
       return { profile: name, status: "shown", ...(await readMeta(profile, options)) };
-    case "set":
-      return {
-        profile: name,
-        status: "set",
-        ...(await profile.writeDescription(request.text, false)),
-      };
+    case "set": {
+      const { meta } = await profile.writeDescription(parseUserDescription(request.text), {
+        auto: false,
+      });
+      return { profile: name, status: "set", ...meta };
+    }
     case "auto":
       return await generateDescription(home, profile, request.overwrite, options);
   }
 }
 
-/** Generates and stores a description (unless it is user-authored and not to be overwritten). */
+/**
+ * Generates and stores a description, unless it is user-authored and not to
+ * be overwritten: checked before asking the model, and again inside the
+ * write, so a description a person saved while the model answered is kept.
+ */
 async function generateDescription(
   home: ProfileHome,
   profile: HomeProfile,
@@ -409,9 +491,9 @@ async function generateDescription(
   );
   const description = normalizeDescription(answer);
   if (description === "") throw new EmptyDescriptionError(name);
-  return {
-    profile: name,
-    status: "generated",
-    ...(await profile.writeDescription(description, true)),
-  };
+  const stored = await profile.writeDescription(description, {
+    auto: true,
+    keepUserAuthored: !overwrite,
+  });
+  return { profile: name, status: stored.written ? "generated" : "kept", ...stored.meta };
 }

@@ -3,7 +3,8 @@
  * secrets redacted), edits by dotted key or by a partial config object
  * (validated like `herald config set`, comments kept, secrets to `.env`),
  * the raw file text with its version, and the schema as JSON Schema (for
- * the dashboard's generated form). The work is core's
+ * the dashboard's generated form; the same for every profile, but an
+ * unknown `?profile` is a 404 there too). The work is core's
  * (core/usecases/config.ts); a whole-file save that names an old version is
  * refused with 409 `config_changed`.
  *
@@ -20,7 +21,7 @@ import {
   showConfig,
 } from "../../core/usecases/config.ts";
 import type { ServerDeps } from "../deps.ts";
-import { scopedBody, scopedContext } from "../profile_scope.ts";
+import { scopedBody, scopedContext, scopedProfile } from "../profile_scope.ts";
 import { absentAsUndefined, jsonObjectField, requiredString } from "../_input.ts";
 
 const EDIT_HINT =
@@ -71,7 +72,9 @@ export function registerConfigRoutes(app: Hono, deps: ServerDeps): void {
     });
   });
 
-  app.get("/api/config/schema", (c) => {
+  app.get("/api/config/schema", async (c) => {
+    // The schema is every profile's, but `?profile` is checked like the other config routes'.
+    await scopedProfile(c, deps);
     return c.json(configJsonSchema());
   });
 

@@ -12,12 +12,7 @@
 
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import {
-  cloneProfile,
-  createProfile,
-  describeProfile,
-  listProfiles,
-} from "../../core/usecases/profiles.ts";
+import { describeProfile, listProfiles, newProfile } from "../../core/usecases/profiles.ts";
 import { openProfileHome } from "../../adapters/home/mod.ts";
 import { parseInput } from "../../core/validation.ts";
 import type { ServerDeps } from "../deps.ts";
@@ -25,7 +20,11 @@ import { ApiError } from "../errors.ts";
 import { absentAsUndefined, jsonBody, requiredString } from "../_input.ts";
 import { scopedProfile } from "../profile_scope.ts";
 
-/** `POST /api/profiles`: a new profile, fresh or cloned from another. */
+/**
+ * `POST /api/profiles`: a new profile, fresh or cloned from another. Only
+ * the types are checked here; core checks the name, the description and
+ * which clone options go together.
+ */
 const CreateProfileBody = z.looseObject({
   name: requiredString("name", { trim: true }),
   description: absentAsUndefined(z.string({ error: '"description" must be a string' })),
@@ -51,10 +50,6 @@ const DescribeBody = z.looseObject({
   overwrite: absentAsUndefined(z.boolean({ error: '"overwrite" must be true or false' })),
 });
 
-function usage(message: string): ApiError {
-  return new ApiError(400, "bad_request", message);
-}
-
 /** Registers the profiles routes. */
 export function registerProfilesRoutes(app: Hono, deps: ServerDeps): void {
   const home = openProfileHome(deps.root, deps.env);
@@ -64,12 +59,10 @@ export function registerProfilesRoutes(app: Hono, deps: ServerDeps): void {
 
   app.get("/api/profiles", async (c) => {
     const selected = (await scopedProfile(c, deps)).name;
-    const rows = await listProfiles(home, { active: selected });
-    const served = deps.pinnedProfile ? rows.filter((row) => row.name === selected) : rows;
     return c.json({
       profile: selected,
       pinned_profile: deps.pinnedProfile ?? null,
-      profiles: served,
+      profiles: await listProfiles(home, { active: selected, only: deps.pinnedProfile }),
     });
   });
 
@@ -85,32 +78,21 @@ export function registerProfilesRoutes(app: Hono, deps: ServerDeps): void {
     }
     const selected = (await scopedProfile(c, deps, raw)).name;
     const body = parseInput(CreateProfileBody, raw, "The request body");
-    if (body.clone_from === undefined && body.clone_mode !== undefined) {
-      throw usage('"clone_mode" only applies with "clone_from" (the profile to copy)');
-    }
-    if (body.clone_from === undefined && body.clone_channels !== undefined) {
-      throw usage('"clone_channels" only applies with "clone_from" (the profile to copy)');
-    }
-    const fill = {
+    const created = await newProfile(home, body.name, {
       description: body.description,
       bundledSkills: body.bundled_skills,
       active: selected,
-    };
-    const created = body.clone_from === undefined
-      ? await createProfile(home, body.name, fill)
-      : await cloneProfile(home, body.name, {
-        ...fill,
-        from: body.clone_from,
-        mode: body.clone_mode ?? "config",
-        keepChannels: body.clone_channels ?? false,
-      });
+      cloneFrom: body.clone_from,
+      cloneMode: body.clone_mode,
+      cloneChannels: body.clone_channels,
+    });
     return c.json(created, 201);
   });
 
   app.patch("/api/profiles/:name", async (c) => {
     const name = await named(c);
     const { description } = parseInput(DescriptionBody, await jsonBody(c), "The request body");
-    return c.json(await describeProfile(home, name, { mode: "set", text: description.trim() }));
+    return c.json(await describeProfile(home, name, { mode: "set", text: description }));
   });
 
   app.post("/api/profiles/:name/describe", async (c) => {

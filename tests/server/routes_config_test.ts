@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { tempDir } from "../_helpers.ts";
+import { testApp } from "./_app.ts";
 import { readOr, routesApp } from "./_routes.ts";
 
 type Sections = Record<string, Record<string, unknown>>;
@@ -298,4 +299,30 @@ Deno.test("GET config schema answers JSON Schema with types, defaults, descripti
   assert.ok(String(sections.agent.description).length > 0, "sections carry a description");
   const again = await json("GET", "/api/config/schema");
   assert.deepEqual(again.body, body);
+});
+
+Deno.test("the config schema marks MCP headers and env values write-only and is scoped like the other config routes", async () => {
+  await using home = await tempDir();
+  const { json } = await routesApp(home.path);
+  const { body } = await json("GET", "/api/config/schema?profile=work");
+  type Node = Record<string, unknown> & {
+    properties: Record<string, Node>;
+    additionalProperties: Node;
+  };
+  const server = (body as unknown as Node).properties.mcp_servers.additionalProperties.properties;
+  assert.equal(server.headers.additionalProperties.writeOnly, true);
+  assert.equal(server.env.additionalProperties.writeOnly, true);
+  assert.equal(server.command.writeOnly, undefined);
+  assert.equal(server.url.writeOnly, undefined);
+
+  for (const profile of ["ghost", "Not%20A%20Name"]) {
+    const answer = await json("GET", `/api/config/schema?profile=${profile}`);
+    assert.equal(answer.status, 404, profile);
+    assert.equal(answer.body.error?.code, "profile_not_found");
+  }
+  const pinned = testApp(home.path, { pinnedProfile: "work" });
+  assert.equal((await pinned.request("/api/config/schema")).status, 200);
+  const other = await pinned.request("/api/config/schema?profile=default");
+  assert.equal(other.status, 404);
+  assert.equal((await other.json()).error.code, "profile_not_found");
 });

@@ -13,6 +13,7 @@ import { tempDir } from "../_helpers.ts";
 import { configureModel } from "../e2e/_herald.ts";
 import { startModelServer } from "../fakes/model_server.ts";
 import { readOr, routesApp } from "./_routes.ts";
+import { MAX_DESCRIPTION_LENGTH } from "../../core/profiles/mod.ts";
 
 async function herald(root: string, ...argv: string[]): Promise<unknown> {
   const io = captureOutput();
@@ -22,6 +23,24 @@ async function herald(root: string, ...argv: string[]): Promise<unknown> {
 }
 
 type Row = { name: string; active: boolean; description: string; description_auto: boolean };
+
+/** Waits until the model server has received `count` requests, or `request` has settled. */
+async function askedOrSettled(
+  model: { requests: readonly unknown[] },
+  count: number,
+  request: Promise<unknown>,
+): Promise<void> {
+  let settled = false;
+  request.then(() => settled = true, () => settled = true);
+  while (model.requests.length < count && !settled) {
+    await new Promise((done) => setTimeout(done, 10));
+  }
+}
+
+/** The `details` of an error body. */
+function detailsOf(body: { error?: unknown }): Record<string, unknown> {
+  return (body.error as { details?: Record<string, unknown> } | undefined)?.details ?? {};
+}
 
 Deno.test("the profile list is profile list --json, with the requested profile marked active", async () => {
   await using home = await tempDir();
@@ -122,8 +141,7 @@ Deno.test("a create body that does not fit is a 400 that says what to send, and 
       [{ name: "  " }, /name/],
       [{ name: 3 }, /name/],
       [{ name: "a", clone_from: "work", clone_mode: "some" }, /clone_mode/],
-      [{ name: "a", clone_mode: "all" }, /"clone_mode" only applies with "clone_from"/],
-      [{ name: "a", clone_channels: true }, /"clone_channels" only applies/],
+      [{ name: "a", clone_from: " " }, /clone_from/],
       [{ name: "a", description: 5 }, /description/],
       [{ name: "a", bundled_skills: "no" }, /bundled_skills/],
       ["[1]", /JSON object/],
@@ -134,11 +152,33 @@ Deno.test("a create body that does not fit is a 400 that says what to send, and 
     assert.equal(answer.body.error?.code, "bad_request");
     assert.match(answer.body.error!.message, pattern, JSON.stringify(body));
   }
+  for (
+    const [body, field, pattern] of [
+      [
+        { name: "a", clone_mode: "all" },
+        "clone_mode",
+        /"clone_mode" only applies with "clone_from"/,
+      ],
+      [{ name: "a", clone_channels: false }, "clone_channels", /"clone_channels" only applies/],
+    ] as const
+  ) {
+    const answer = await json("POST", "/api/profiles", body);
+    assert.equal(answer.status, 400, JSON.stringify(body));
+    assert.equal(answer.body.error?.code, "clone_options_invalid");
+    assert.equal(detailsOf(answer.body).field, field);
+    assert.match(answer.body.error!.message, pattern);
+  }
   for (const name of ["Bad Name", "../up", "default"]) {
     const answer = await json("POST", "/api/profiles", { name });
     assert.equal(answer.status, 400, name);
     assert.match(answer.body.error!.code, /^profile_name_/, name);
+    assert.equal(detailsOf(answer.body).field, "name", name);
   }
+  const badSource = await json("POST", "/api/profiles", { name: "a", clone_from: "Bad Name" });
+  assert.equal(badSource.status, 400);
+  assert.equal(badSource.body.error?.code, "profile_name_invalid");
+  assert.equal(detailsOf(badSource.body).field, "clone_from");
+  assert.match(badSource.body.error!.message, /^The profile to copy \("clone_from"\): /);
   const names = ((await json("GET", "/api/profiles")).body.profiles as Row[]).map((r) => r.name);
   assert.deepEqual(names, ["default", "work"]);
 });
@@ -214,6 +254,93 @@ Deno.test("describe asks the profile_describer model and marks the answer genera
   const badBody = await json("POST", "/api/profiles/work/describe", { overwrite: "yes" });
   assert.equal(badBody.status, 400);
   assert.match(badBody.body.error!.message, /overwrite/);
+});
+
+Deno.test("a person's description is one trimmed line, refused over the limit or with a control character, on every surface", async () => {
+  await using home = await tempDir();
+  const { json, work } = await routesApp(home.path);
+  const created = await json("POST", "/api/profiles", {
+    name: "mail",
+    description: "  Reads mail.\n\n\tFiles it.  ",
+    bundled_skills: false,
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  assert.equal(created.body.description, "Reads mail. Files it.");
+  const patched = await json("PATCH", "/api/profiles/work", { description: " Reads\r\nmail. " });
+  assert.equal(patched.body.description, "Reads mail.");
+  const cli = await herald(home.path, "profile", "describe", "work", "--text", " Reads\nmail. ");
+  assert.deepEqual(cli, patched.body);
+
+  const longest = "x".repeat(MAX_DESCRIPTION_LENGTH);
+  assert.equal(
+    (await json("POST", "/api/profiles", {
+      name: "full",
+      description: ` ${longest}\n`,
+      bundled_skills: false,
+    })).body.description,
+    longest,
+  );
+  const before = await readOr(join(work.home, "profile.yaml"));
+  for (
+    const [description, pattern, extra] of [
+      [`${longest}y`, /is 401 characters; the limit is 400/, { length: 401 }],
+      ["Red \u001b[31malert", /control character \(U\+001B at character 5\)/, {
+        character: "U+001B",
+      }],
+    ] as const
+  ) {
+    const expected = { field: "description", limit: MAX_DESCRIPTION_LENGTH, ...extra };
+    const post = await json("POST", "/api/profiles", { name: "refused", description });
+    const patch = await json("PATCH", "/api/profiles/work", { description });
+    for (const answer of [post, patch]) {
+      assert.equal(answer.status, 400, JSON.stringify(answer.body));
+      assert.equal(answer.body.error?.code, "description_invalid");
+      assert.match(answer.body.error!.message, pattern);
+      assert.deepEqual(detailsOf(answer.body), expected);
+    }
+    for (const argv of [["create", "refused", "--description"], ["describe", "work", "--text"]]) {
+      const io = captureOutput();
+      const code = await run(["profile", ...argv, description], {
+        io,
+        env: { HERALD_HOME: home.path },
+      });
+      assert.equal(code, 2, io.stderr);
+      assert.match(io.stderr, pattern);
+    }
+  }
+  assert.equal(await readOr(join(work.home, "profile.yaml")), before, "nothing was written");
+  const names = ((await json("GET", "/api/profiles")).body.profiles as Row[]).map((r) => r.name);
+  assert.deepEqual(names, ["default", "full", "mail", "work"]);
+});
+
+Deno.test("a description a person saves while the model is writing one is kept", async () => {
+  await using home = await tempDir();
+  // The model answers late, so the person's edit lands while the describer waits for it.
+  await using model = await startModelServer({
+    replies: [{ text: "Answers work email.", delayMs: 2_000 }],
+  });
+  const { json, work } = await routesApp(home.path, { env: { CUSTOM_API_KEY: "k" } });
+  await configureModel(work.home, model.openaiBaseUrl);
+
+  const describing = json("POST", "/api/profiles/work/describe");
+  await askedOrSettled(model, 1, describing);
+  const edited = await json("PATCH", "/api/profiles/work", { description: "My own words." });
+  assert.equal(edited.status, 200, JSON.stringify(edited.body));
+  const described = await describing;
+  assert.equal(described.status, 200, JSON.stringify(described.body));
+  assert.deepEqual(described.body, {
+    profile: "work",
+    status: "kept",
+    description: "My own words.",
+    description_auto: false,
+  });
+  assert.match(await readOr(join(work.home, "profile.yaml")), /^description: My own words\.$/m);
+
+  model.enqueue({ text: "Answers work email.", delayMs: 500 });
+  const overwriting = json("POST", "/api/profiles/work/describe", { overwrite: true });
+  await askedOrSettled(model, 2, overwriting);
+  await json("PATCH", "/api/profiles/work", { description: "Newer words." });
+  assert.equal((await overwriting).body.status, "generated", "overwrite replaces it, as asked");
 });
 
 Deno.test("a pinned dashboard lists only its profile, hides the others and refuses to create", async () => {

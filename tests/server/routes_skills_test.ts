@@ -156,3 +156,108 @@ Deno.test("a bundle is updated in place, or moved when its new name is another, 
     "failed edits wrote nothing",
   );
 });
+
+/** The bundles of profile `work` as `[slug, skills]`, sorted by slug. */
+async function bundleRows(json: Awaited<ReturnType<typeof routesApp>>["json"]) {
+  const { body } = await json("GET", "/api/bundles?profile=work");
+  return (body.bundles as Json[]).map((b) => [b.slug, b.skills]);
+}
+
+/** The file names in the `work` profile's skill-bundles folder (no temporary or lock files left). */
+function bundleFiles(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].map((entry) => entry.name).sort();
+}
+
+Deno.test("a rename and an edit of one bundle at once end as if one ran after the other", async () => {
+  await using home = await tempDir();
+  const { json, work } = await routesApp(home.path);
+  for (let round = 0; round < 6; round++) {
+    await Deno.remove(work.skillBundles, { recursive: true }).catch(() => {});
+    await json("POST", "/api/bundles?profile=work", { name: "backend", skills: ["review"] });
+    const rename = json("PUT", "/api/bundles/backend?profile=work", {
+      name: "server",
+      skills: ["review"],
+    });
+    const edit = json("PUT", "/api/bundles/backend?profile=work", {
+      name: "backend",
+      skills: ["review", "debugging"],
+    });
+    const [renamed, edited] = round % 2 === 0
+      ? await Promise.all([rename, edit])
+      : (await Promise.all([edit, rename])).reverse();
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assert.equal(renamed.body.renamed_from, "backend");
+    if (edited.status === 200) {
+      // The edit ran first; the rename then moved the bundle with its own definition.
+      assert.deepEqual((edited.body.bundle as Json).skills, ["review", "debugging"]);
+    } else {
+      assert.equal(edited.status, 404, JSON.stringify(edited.body));
+      assert.equal(edited.body.error?.code, "bundle_not_found");
+    }
+    assert.deepEqual(await bundleRows(json), [["server", ["review"]]], "the edit never re-creates");
+    assert.deepEqual(bundleFiles(work.skillBundles), ["server.yaml"]);
+  }
+});
+
+Deno.test("two renames of one bundle at once move it once; the other is a 404 that writes nothing", async () => {
+  await using home = await tempDir();
+  const { json, work } = await routesApp(home.path);
+  for (let round = 0; round < 6; round++) {
+    await Deno.remove(work.skillBundles, { recursive: true }).catch(() => {});
+    await json("POST", "/api/bundles?profile=work", { name: "old", skills: ["review"] });
+    const answers = await Promise.all(
+      ["new1", "new2"].map((name) =>
+        json("PUT", "/api/bundles/old?profile=work", { name, skills: [name] })
+      ),
+    );
+    const moved = answers.filter((answer) => answer.status === 200);
+    assert.equal(moved.length, 1, JSON.stringify(answers.map((a) => a.body)));
+    const refused = answers.find((answer) => answer.status !== 200)!;
+    assert.equal(refused.status, 404);
+    assert.equal(refused.body.error?.code, "bundle_not_found");
+    const winner = (moved[0].body.bundle as Json).slug as string;
+    assert.deepEqual(await bundleRows(json), [[winner, [winner]]]);
+    assert.deepEqual(bundleFiles(work.skillBundles), [`${winner}.yaml`]);
+  }
+});
+
+Deno.test("a rename onto a name that is being created at once: one wins, the other is a 409", async () => {
+  await using home = await tempDir();
+  const { json, work } = await routesApp(home.path);
+  for (let round = 0; round < 6; round++) {
+    await Deno.remove(work.skillBundles, { recursive: true }).catch(() => {});
+    await json("POST", "/api/bundles?profile=work", { name: "old", skills: ["review"] });
+    const [renamed, created] = await Promise.all([
+      json("PUT", "/api/bundles/old?profile=work", { name: "target", skills: ["moved"] }),
+      json("POST", "/api/bundles?profile=work", { name: "target", skills: ["fresh"] }),
+    ]);
+    if (renamed.status === 200) {
+      assert.equal(created.status, 409, JSON.stringify(created.body));
+      assert.equal(created.body.error?.code, "bundle_exists");
+      assert.deepEqual(await bundleRows(json), [["target", ["moved"]]]);
+    } else {
+      assert.equal(renamed.status, 409, JSON.stringify(renamed.body));
+      assert.equal(renamed.body.error?.code, "bundle_exists");
+      assert.equal(created.status, 201);
+      assert.deepEqual(await bundleRows(json), [["old", ["review"]], ["target", ["fresh"]]]);
+    }
+    assert.ok(bundleFiles(work.skillBundles).every((name) => /^[a-z]+\.yaml$/.test(name)));
+  }
+});
+
+Deno.test("a delete and an edit of one bundle at once never bring it back", async () => {
+  await using home = await tempDir();
+  const { json, work } = await routesApp(home.path);
+  for (let round = 0; round < 6; round++) {
+    await Deno.remove(work.skillBundles, { recursive: true }).catch(() => {});
+    await json("POST", "/api/bundles?profile=work", { name: "backend", skills: ["review"] });
+    const [deleted, edited] = await Promise.all([
+      json("DELETE", "/api/bundles/backend?profile=work"),
+      json("PUT", "/api/bundles/backend?profile=work", { name: "backend", skills: ["other"] }),
+    ]);
+    assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+    assert.ok([200, 404].includes(edited.status), JSON.stringify(edited.body));
+    assert.deepEqual(await bundleRows(json), []);
+    assert.deepEqual(bundleFiles(work.skillBundles), []);
+  }
+});

@@ -12,7 +12,12 @@ import {
   ProfileNameError,
   ProfileNotFoundError,
 } from "../../../core/errors.ts";
-import { DefaultProfileError, ProfileDeleteRefusedError } from "../../../core/profiles/mod.ts";
+import {
+  CloneOptionsError,
+  DefaultProfileError,
+  DescriptionInvalidError,
+  ProfileDeleteRefusedError,
+} from "../../../core/profiles/mod.ts";
 import {
   cloneProfile,
   createProfile,
@@ -21,10 +26,13 @@ import {
   describeProfile,
   listProfileNames,
   listProfiles,
+  newProfile,
   showProfile,
   useProfile,
 } from "../../../core/usecases/profiles.ts";
 import { openProfileHome } from "../../../adapters/home/mod.ts";
+import { createModelClient } from "../../../adapters/models/mod.ts";
+import type { ProfileHome } from "../../../core/usecases/ports_home.ts";
 import { listBundledSkills } from "../../../adapters/skills/mod.ts";
 import { startModelServer } from "../../fakes/model_server.ts";
 import { tempDir } from "../../_helpers.ts";
@@ -228,4 +236,101 @@ Deno.test("describing every profile reports the failed ones in one error after t
   assert.equal(warnings.length, 1);
   assert.ok(warnings[0].startsWith(join(root.path, "profile.yaml")));
   assert.equal(await Deno.readTextFile(join(root.path, "profile.yaml")), "description: [\n");
+});
+
+Deno.test("a description a person saves while the model answers is kept, unless overwrite", async () => {
+  await using root = await tempDir();
+  await using server = await startModelServer({
+    replies: [{ text: "Generated one." }, { text: "Generated two." }],
+  });
+  let edit = "";
+  // The person's edit is made while the describer waits for the model's answer.
+  const home: ProfileHome = openProfileHome(root.path, {}, {
+    createClient: (settings) => {
+      const client = createModelClient(settings);
+      return {
+        provider: client.provider,
+        model: client.model,
+        complete: async (request, handlers) => {
+          await describeProfile(home, "coder", { mode: "set", text: edit });
+          return await client.complete(request, handlers);
+        },
+      };
+    },
+  });
+  await createProfile(home, "coder", { bundledSkills: false });
+  await Deno.writeTextFile(
+    join(root.path, "profiles", "coder", "config.yaml"),
+    `model:\n  provider: custom\n  base_url: ${server.openaiBaseUrl}\n  default: m\n`,
+  );
+
+  edit = "Mine.";
+  const kept = await describeProfile(home, "coder", { mode: "auto", overwrite: false });
+  assert.deepEqual(kept, {
+    profile: "coder",
+    status: "kept",
+    description: "Mine.",
+    description_auto: false,
+  });
+  edit = "Mine again.";
+  const replaced = await describeProfile(home, "coder", { mode: "auto", overwrite: true });
+  assert.equal(replaced.status, "generated");
+  assert.equal(replaced.status === "generated" && replaced.description, "Generated two.");
+  assert.equal(server.requests.length, 2);
+});
+
+Deno.test("a new profile's options are checked before anything is made", async () => {
+  await using root = await tempDir();
+  const home = openProfileHome(root.path, {});
+  await assert.rejects(
+    newProfile(home, "x", { cloneChannels: true }),
+    (error: unknown) => error instanceof CloneOptionsError && error.field === "clone_channels",
+  );
+  await assert.rejects(
+    newProfile(home, "x", { cloneMode: "all" }),
+    (error: unknown) => error instanceof CloneOptionsError && error.field === "clone_mode",
+  );
+  await assert.rejects(
+    newProfile(home, "x", { cloneFrom: "../up" }),
+    (error: unknown) => error instanceof ProfileNameError && error.details.field === "clone_from",
+  );
+  await assert.rejects(
+    newProfile(home, "Not Valid", {}),
+    (error: unknown) => error instanceof ProfileNameError && error.details.field === "name",
+  );
+  await assert.rejects(
+    newProfile(home, "x", { description: "y".repeat(401) }),
+    DescriptionInvalidError,
+  );
+  await assert.rejects(
+    newProfile(home, "x", { description: "bell\u0007", cloneFrom: "default" }),
+    DescriptionInvalidError,
+  );
+  assert.deepEqual(await listProfileNames(home), ["default"]);
+
+  const blank = await newProfile(home, "blank", { description: " \n ", bundledSkills: false });
+  assert.equal(blank.description, "");
+  assert.equal(await exists(join(root.path, "profiles", "blank", "profile.yaml")), false);
+  const copy = await newProfile(home, "copy", { cloneFrom: "blank", cloneChannels: true });
+  assert.equal(copy.cloned_from, "blank");
+  assert.equal(copy.clone, "config");
+});
+
+Deno.test("listing only one profile reads no other", async () => {
+  await using root = await tempDir();
+  const real = openProfileHome(root.path, {});
+  await createProfile(real, "work", { bundledSkills: false });
+  await createProfile(real, "other", { bundledSkills: false });
+  const opened: string[] = [];
+  const home: ProfileHome = {
+    ...real,
+    open: (name) => {
+      opened.push(name);
+      return real.open(name);
+    },
+  };
+  const rows = await listProfiles(home, { active: "work", only: "work" });
+  assert.deepEqual(rows.map((row) => [row.name, row.active]), [["work", true]]);
+  assert.deepEqual(opened, ["work"]);
+  assert.deepEqual(await listProfiles(home, { active: "work", only: "ghost" }), []);
 });
