@@ -57,3 +57,91 @@ export async function configureModel(
     `model:\n  provider: ${provider}\n  base_url: ${baseUrl}\n  default: test-model\n${extra}`,
   );
 }
+
+/** A running `herald dashboard` process. */
+export interface DashboardProcess extends AsyncDisposable {
+  /** The URL its first line printed (with `#token=` on public binds). */
+  url: URL;
+  /** Its first line of output. */
+  line: string;
+  child: Deno.ChildProcess;
+  /** Everything the process writes to stdout after the first line, until it exits. */
+  restOfStdout(): Promise<string>;
+}
+
+/** Options of {@link startDashboardProcess}. */
+export interface DashboardProcessOptions {
+  /** `HERALD_HOME`. */
+  home: string;
+  /** Arguments before the command (`-p work`). */
+  globalArgs?: string[];
+  /** Arguments after `dashboard --no-open --port 0`. */
+  dashboardArgs?: string[];
+  env?: Record<string, string>;
+  /** The working folder (default: the caller's). */
+  cwd?: string;
+  /** Where its stderr goes (default: piped and discarded on dispose). */
+  stderr?: "piped" | "inherit";
+}
+
+/** Starts `herald dashboard` on a free port and waits for its "listening on" line. */
+export async function startDashboardProcess(
+  options: DashboardProcessOptions,
+): Promise<DashboardProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--quiet",
+      MAIN,
+      ...(options.globalArgs ?? []),
+      "dashboard",
+      "--no-open",
+      "--port",
+      "0",
+      ...(options.dashboardArgs ?? []),
+    ],
+    cwd: options.cwd,
+    env: { HERALD_HOME: options.home, NO_COLOR: "1", ...options.env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: options.stderr ?? "piped",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  const line = text.split("\n")[0];
+  const match = /listening on (\S+)/.exec(line);
+  if (!match) {
+    child.kill("SIGKILL");
+    await child.status;
+    throw new Error(`dashboard did not start: ${line}`);
+  }
+  return {
+    url: new URL(match[1]),
+    line,
+    child,
+    async restOfStdout() {
+      let rest = text.slice(text.indexOf("\n") + 1);
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) return rest;
+        rest += value;
+      }
+    },
+    async [Symbol.asyncDispose]() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // It has already exited.
+      }
+      await child.status;
+      await reader.cancel().catch(() => {});
+      if (options.stderr !== "inherit") await child.stderr.cancel().catch(() => {});
+    },
+  };
+}

@@ -7,80 +7,23 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { processRunning, REPO_ROOT, tempDir } from "../_helpers.ts";
-import { configureModel, runHerald } from "./_herald.ts";
+import {
+  configureModel,
+  type DashboardProcess,
+  runHerald,
+  startDashboardProcess,
+} from "./_herald.ts";
 import { startModelServer } from "../fakes/model_server.ts";
 import { type RawRequest, rawRequest } from "../server/_raw_http.ts";
 import { openSocket, RpcClient, until } from "../server/_live.ts";
 
-interface Dashboard extends AsyncDisposable {
-  url: URL;
-  line: string;
-  child: Deno.ChildProcess;
-  /** Everything the process writes to stdout after the first line, until it exits. */
-  restOfStdout(): Promise<string>;
-}
-
-async function startDashboard(
+function startDashboard(
   home: string,
   globalArgs: string[] = [],
   env: Record<string, string> = {},
   dashboardArgs: string[] = [],
-): Promise<Dashboard> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--quiet",
-      join(REPO_ROOT, "cli/main.ts"),
-      ...globalArgs,
-      "dashboard",
-      "--no-open",
-      "--port",
-      "0",
-      ...dashboardArgs,
-    ],
-    env: { HERALD_HOME: home, NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
-  const line = text.split("\n")[0];
-  const match = /listening on (\S+)/.exec(line);
-  if (!match) {
-    child.kill("SIGKILL");
-    await child.status;
-    throw new Error(`dashboard did not start: ${line}`);
-  }
-  return {
-    url: new URL(match[1]),
-    line,
-    child,
-    async restOfStdout() {
-      let rest = text.slice(text.indexOf("\n") + 1);
-      while (true) {
-        const { value, done } = await reader.read();
-        if (done) return rest;
-        rest += value;
-      }
-    },
-    async [Symbol.asyncDispose]() {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // It has already exited.
-      }
-      await child.status;
-      await reader.cancel().catch(() => {});
-      await child.stderr.cancel().catch(() => {});
-    },
-  };
+): Promise<DashboardProcess> {
+  return startDashboardProcess({ home, globalArgs, env, dashboardArgs });
 }
 
 Deno.test("the dashboard listens on loopback, answers status and serves the page with the token", async () => {
