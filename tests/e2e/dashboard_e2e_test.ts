@@ -5,8 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { processRunning, REPO_ROOT, tempDir } from "../_helpers.ts";
+import { processRunning, tempDir } from "../_helpers.ts";
 import {
   configureModel,
   type DashboardProcess,

@@ -1,8 +1,10 @@
 /**
  * The web app under test as a person meets it: a real `herald dashboard`
  * process (its own home, the model pointed at the scripted model server) and
- * a real Chromium driven by playwright-core. Console errors and uncaught
- * page errors are collected; `dispose` fails the test when any arrived.
+ * a real Chromium driven by playwright-core. Every console message is
+ * recorded (so a test can check a secret never reached the console);
+ * console errors and uncaught page errors are collected too, and `dispose`
+ * fails the test when any arrived.
  * Screenshots go to .artifacts/ui/.
  *
  * Chromium comes from Debian's `chromium` package, which `.ci/run` installs;
@@ -15,7 +17,7 @@
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { REPO_ROOT } from "../_helpers.ts";
-import { configureModel, runHerald } from "../e2e/_herald.ts";
+import { configureModel, runHerald, startDashboardProcess } from "../e2e/_herald.ts";
 import { type ModelServer, type ScriptedReply, startModelServer } from "../fakes/model_server.ts";
 import { findChromium } from "../tui/_snapshot.ts";
 
@@ -73,8 +75,10 @@ export interface UiRig extends AsyncDisposable {
   model: ModelServer;
   browser: Browser;
   page: Page;
-  /** Console errors and page errors seen so far. */
+  /** Console errors and page errors seen so far (less the allowed ones). */
   consoleErrors: string[];
+  /** The text of every console message (any level, allowed or not) and page error so far. */
+  consoleMessages: string[];
   /** Opens `path` (with its query) in the page and waits for the app's shell. */
   open(path: string): Promise<void>;
   /** Writes .artifacts/ui/<name>.png of the whole page. */
@@ -83,6 +87,12 @@ export interface UiRig extends AsyncDisposable {
   api<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** Runs `herald <args>` against the same home. */
   herald(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /**
+   * Stops the dashboard and starts another on the same port with `token`
+   * (as a person restarting `herald dashboard` would; the page stays open).
+   * {@link UiRig.api} keeps sending {@link RIG_TOKEN}.
+   */
+  restartDashboard(token: string): Promise<void>;
 }
 
 /** Starts the scripted model server, a dashboard on a free port and Chromium. */
@@ -114,15 +124,16 @@ export async function startUiRig(options: UiRigOptions = {}): Promise<UiRig> {
         options.configExtra ?? "",
       );
     }
-    const { child, url } = await startDashboard(home, options);
-    cleanups.push(async () => {
+    let { child, url } = await startDashboard(home, options);
+    const stopDashboard = async () => {
       try {
         child.kill("SIGTERM");
       } catch {
         // Already gone.
       }
       await child.status;
-    });
+    };
+    cleanups.push(() => stopDashboard());
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -144,14 +155,17 @@ export async function startUiRig(options: UiRigOptions = {}): Promise<UiRig> {
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     const consoleErrors: string[] = [];
+    const consoleMessages: string[] = [];
     const allowed = (text: string) =>
       (options.allowConsole ?? []).some((pattern) => pattern.test(text));
     page.on("console", (message) => {
+      consoleMessages.push(message.text());
       if (message.type() === "error" && !allowed(message.text())) {
         consoleErrors.push(message.text());
       }
     });
     page.on("pageerror", (error) => {
+      consoleMessages.push(`pageerror: ${error.message}`);
       if (!allowed(error.message)) consoleErrors.push(`pageerror: ${error.message}`);
     });
     const rig: UiRig = {
@@ -161,6 +175,7 @@ export async function startUiRig(options: UiRigOptions = {}): Promise<UiRig> {
       browser,
       page,
       consoleErrors,
+      consoleMessages,
       async open(path) {
         await page.goto(new URL(path, url).href);
         await page.waitForSelector("#app > *");
@@ -182,6 +197,16 @@ export async function startUiRig(options: UiRigOptions = {}): Promise<UiRig> {
         return (text ? JSON.parse(text) : undefined) as T;
       },
       herald,
+      async restartDashboard(token) {
+        await stopDashboard();
+        const port = url.port || "80";
+        ({ child, url } = await startDashboard(home, {
+          ...options,
+          dashboardArgs: [...(options.dashboardArgs ?? []), "--port", port],
+          env: { ...options.env, HERALD_DASHBOARD_SESSION_TOKEN: token },
+        }));
+        rig.url = url;
+      },
       async [Symbol.asyncDispose]() {
         await cleanup();
         if (consoleErrors.length > 0) {
@@ -201,54 +226,20 @@ async function startDashboard(
   home: string,
   options: UiRigOptions,
 ): Promise<{ child: Deno.ChildProcess; url: URL }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--quiet",
-      join(REPO_ROOT, "cli/main.ts"),
-      "dashboard",
-      "--no-open",
-      "--port",
-      "0",
-      ...(options.dashboardArgs ?? []),
-    ],
+  const dashboard = await startDashboardProcess({
+    home,
+    dashboardArgs: options.dashboardArgs,
     cwd: options.cwd ?? home,
-    env: {
-      HERALD_HOME: home,
-      NO_COLOR: "1",
-      HERALD_DASHBOARD_SESSION_TOKEN: RIG_TOKEN,
-      CUSTOM_API_KEY: "k",
-      ...options.env,
-    },
-    stdin: "null",
-    stdout: "piped",
+    env: { HERALD_DASHBOARD_SESSION_TOKEN: RIG_TOKEN, CUSTOM_API_KEY: "k", ...options.env },
     stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  });
   // Keep draining stdout so the process never blocks on a full pipe.
-  (async () => {
-    while (!(await reader.read().catch(() => ({ done: true }))).done) {
-      // Discard.
-    }
-  })();
-  const match = /listening on (\S+)/.exec(text);
-  if (!match) {
-    child.kill("SIGKILL");
-    await child.status;
-    throw new Error(`dashboard did not start: ${text}`);
-  }
-  const url = new URL(match[1]);
+  dashboard.restOfStdout().catch(() => {});
+  const url = new URL(dashboard.url);
   // A public bind (0.0.0.0) is reached through loopback, as a browser on this machine would.
   if (url.hostname === "0.0.0.0") url.hostname = "127.0.0.1";
   url.hash = "";
   url.search = "";
   url.pathname = "/";
-  return { child, url };
+  return { child: dashboard.child, url };
 }

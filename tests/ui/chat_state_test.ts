@@ -73,6 +73,27 @@ Deno.test("a failed call shows its failure, a failed turn its error in the bubbl
   assert.equal(state.running, false);
 });
 
+Deno.test("a write's old text arrives with tool.complete, so its diff shows once the write went", () => {
+  const args = '{"path":"a.txt","content":"new\\n"}';
+  const started = run(
+    note("message.start"),
+    note("tool.start", { tool_call_id: "w1", name: "write_file", arguments: args, before: "x" }),
+  );
+  const running = started.items[0] as ToolItem;
+  assert.equal(running.before, undefined, "tool.start carries no old text");
+  assert.equal(fileEdit(running), null);
+  const done = chatReducer(
+    started,
+    note("tool.complete", { tool_call_id: "w1", name: "write_file", ok: true, before: "old\n" }),
+  );
+  assert.deepEqual(fileEdit(done.items[0] as ToolItem), {
+    path: "a.txt",
+    before: "old\n",
+    after: "new\n",
+    created: false,
+  });
+});
+
 Deno.test("an approval question is held until answered or expired, and an aborted turn says so", () => {
   const asked = run(
     note("message.start"),
@@ -128,7 +149,15 @@ Deno.test("a tool block finds the key argument, the file edit and the output", (
 
 Deno.test("stored messages become user lines, answers and tool calls with their results", () => {
   const items = historyItems([
-    { id: 1, role: "user", content: "q", tool_calls: null, tool_call_id: null, tool_name: null },
+    {
+      id: 1,
+      role: "user",
+      content: "q",
+      tool_calls: null,
+      tool_call_id: null,
+      tool_name: null,
+      timestamp: 1,
+    },
     {
       id: 2,
       role: "assistant",
@@ -136,6 +165,7 @@ Deno.test("stored messages become user lines, answers and tool calls with their 
       tool_calls: [{ id: "t1", name: "terminal", arguments: '{"command":"false"}' }],
       tool_call_id: null,
       tool_name: null,
+      timestamp: 1,
     },
     {
       id: 3,
@@ -144,6 +174,7 @@ Deno.test("stored messages become user lines, answers and tool calls with their 
       tool_calls: null,
       tool_call_id: "t1",
       tool_name: "terminal",
+      timestamp: 1,
     },
     {
       id: 4,
@@ -152,6 +183,7 @@ Deno.test("stored messages become user lines, answers and tool calls with their 
       tool_calls: null,
       tool_call_id: null,
       tool_name: null,
+      timestamp: 1,
     },
   ], 5);
   const state = run({ type: "reset", items });

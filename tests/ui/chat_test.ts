@@ -69,7 +69,7 @@ Deno.test({
     await dialog.waitFor({ state: "hidden" });
 
     const tool = page.getByRole("region", { name: "Tool terminal: rm -rv scratch" });
-    await tool.getByRole("status").filter({ hasText: /^ok/ }).waitFor();
+    await tool.locator(".chat-tool-status").filter({ hasText: /^ok/ }).waitFor();
     await page.getByText("folder is gone").waitFor();
     assert.equal(
       await page.locator(".chat-bubble-assistant strong").first().textContent(),
@@ -165,6 +165,10 @@ Deno.test({
 
     await send(page, "tell me a long story");
     await page.getByText(/alpha alpha/).waitFor();
+    const list = page.getByRole("navigation", { name: "Recent sessions" });
+    await list.locator('[aria-current="true"]').filter({ hasText: "tell me a long story" })
+      .waitFor();
+    assert.equal(await list.getByText("No sessions yet.").count(), 0);
     await page.getByRole("button", { name: "Stop" }).click();
     await page.getByText("Stopped. What came so far is kept.").waitFor();
     assert.equal(await page.getByRole("button", { name: "Stop" }).count(), 0);
@@ -304,6 +308,13 @@ Deno.test({
           }],
         },
         { text: "Updated `notes.md`." },
+        {
+          toolCalls: [{
+            name: "patch",
+            arguments: { path: "notes.md", old_string: "no such text", new_string: "third line" },
+          }],
+        },
+        { text: "The patch did not apply." },
       ],
     });
     const { page } = rig;
@@ -312,17 +323,157 @@ Deno.test({
     await send(page, "rewrite my notes");
     await page.getByText("Updated").waitFor();
     const tool = page.getByRole("region", { name: "Tool write_file: notes.md" });
-    await tool.getByRole("status").filter({ hasText: /^ok/ }).waitFor();
+    await tool.locator(".chat-tool-status").filter({ hasText: /^ok/ }).waitFor();
     const shown = (await tool.textContent()) ?? "";
     assert.match(shown, /first line/, "the diff shows the line the write replaced");
     assert.match(shown, /second line/);
     assert.equal(await Deno.readTextFile(join(work.path, "notes.md")), "# Notes\n\nsecond line\n");
     await rig.screenshot("chat-phone");
 
+    await send(page, "patch my notes");
+    await page.getByText("The patch did not apply.").waitFor();
+    const patch = page.getByRole("region", { name: "Tool patch: notes.md" });
+    await patch.locator(".chat-tool-status").filter({ hasText: /^failed/ }).waitFor();
+    await patch.getByText(/^Not applied/).waitFor();
+    assert.equal(
+      await patch.getByText("third line").count(),
+      0,
+      "a failed edit shows no diff",
+    );
+
     await page.getByRole("button", { name: "Sessions" }).click();
     await list.getByRole("button", { name: /rewrite my notes/ }).waitFor();
     await rig.screenshot("chat-phone-sessions");
     await page.getByRole("button", { name: "Close" }).click();
     await list.waitFor({ state: "hidden" });
+  },
+});
+
+/** Whether `path` exists. */
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
+/** Presses Escape in the open approval dialog until it closes (keys are ignored at first). */
+async function escapeUntilClosed(page: Page): Promise<void> {
+  const dialog = page.getByRole("dialog");
+  while (await dialog.isVisible()) {
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden", timeout: 500 }).catch(() => {});
+  }
+}
+
+Deno.test({
+  name:
+    "keys typed as the approval question opens answer nothing, and Escape then denies and tells the model",
+  ignore: NO_BROWSER,
+  async fn() {
+    await using rig = await startUiRig({
+      replies: [
+        { toolCalls: [{ name: "terminal", arguments: { command: "rm -rv scratch" } }] },
+        { text: "I left the folder alone." },
+      ],
+      configExtra: "approvals:\n  mode: ask\n",
+    });
+    await Deno.mkdir(join(rig.home, "scratch"));
+    const config = await Deno.readTextFile(join(rig.home, "config.yaml"));
+    const { page } = rig;
+    const input = page.getByRole("textbox", { name: "Message" });
+    await send(page, "clean up");
+    // The user goes on typing while the question opens.
+    const dialog = page.getByRole("dialog", { name: "Allow this terminal call?" });
+    while (!(await dialog.isVisible())) await input.press("a").catch(() => {});
+    await page.keyboard.type("as");
+    await page.keyboard.press("Enter");
+    assert.equal(await dialog.isVisible(), true, "the keys did not answer the question");
+    assert.equal(await Deno.readTextFile(join(rig.home, "config.yaml")), config);
+    assert.equal(await exists(join(rig.home, "scratch")), true, "the command did not run");
+    assert.equal(rig.model.requests.length, 1);
+
+    await escapeUntilClosed(page);
+    await page.getByText("I left the folder alone.").waitFor();
+    const tool = page.getByRole("region", { name: "Tool terminal: rm -rv scratch" });
+    assert.match((await tool.textContent()) ?? "", /failed: The command was not approved/);
+    const result = messages(rig.model.requests[1].body).find((m) => m.role === "tool");
+    assert.match(String(result?.content), /The command was not approved/);
+    assert.equal(await exists(join(rig.home, "scratch")), true);
+    assert.equal(await Deno.readTextFile(join(rig.home, "config.yaml")), config);
+  },
+});
+
+Deno.test({
+  name:
+    "allowing for the session stops asking for the same command; always allow is saved; deny is told",
+  ignore: NO_BROWSER,
+  async fn() {
+    const rm = (target: string) => ({
+      toolCalls: [{ name: "terminal", arguments: { command: `rm -rv ${target}` } }],
+    });
+    await using rig = await startUiRig({
+      replies: [
+        rm("scratch"),
+        { text: "first done" },
+        rm("scratch"),
+        { text: "second done" },
+        rm("build"),
+        { text: "third done" },
+        rm("keep"),
+        { text: "fourth done" },
+      ],
+      configExtra: "approvals:\n  mode: ask\n",
+    });
+    for (const dir of ["scratch", "build", "keep"]) await Deno.mkdir(join(rig.home, dir));
+    const { page } = rig;
+    const dialog = page.getByRole("dialog");
+
+    await send(page, "one");
+    await dialog.getByRole("button", { name: "Allow for this session" }).click();
+    await page.getByText("first done").waitFor();
+    assert.equal(await exists(join(rig.home, "scratch")), false);
+
+    // The same command again in this session runs without a question.
+    await Deno.mkdir(join(rig.home, "scratch"));
+    await send(page, "two");
+    await page.getByText("second done").waitFor();
+    assert.equal(await exists(join(rig.home, "scratch")), false);
+    assert.equal(await dialog.count(), 0);
+
+    await send(page, "three");
+    await dialog.getByRole("button", { name: "Always allow" }).click();
+    await page.getByText("third done").waitFor();
+    assert.equal(await exists(join(rig.home, "build")), false);
+    const config = await Deno.readTextFile(join(rig.home, "config.yaml"));
+    assert.match(config, /rm_recursive:build/, "the rule is in approvals.allow");
+
+    await send(page, "four");
+    await dialog.getByRole("button", { name: "Deny" }).click();
+    await page.getByText("fourth done").waitFor();
+    assert.equal(await exists(join(rig.home, "keep")), true, "the denied command did not run");
+    const tool = page.getByRole("region", { name: "Tool terminal: rm -rv keep" });
+    assert.match((await tool.textContent()) ?? "", /failed: The command was not approved/);
+    const told = messages(rig.model.requests[7].body).findLast((m) => m.role === "tool");
+    assert.match(String(told?.content), /The command was not approved/);
+  },
+});
+
+Deno.test({
+  name: "an approval question that expires closes its dialog and says the command did not run",
+  ignore: NO_BROWSER,
+  async fn() {
+    await using rig = await startUiRig({
+      replies: [
+        { toolCalls: [{ name: "terminal", arguments: { command: "rm -rv scratch" } }] },
+        { text: "Nobody answered." },
+      ],
+      configExtra: "approvals:\n  mode: ask\n  timeout: 1\n",
+    });
+    await Deno.mkdir(join(rig.home, "scratch"));
+    const { page } = rig;
+    await send(page, "clean up");
+    // The notice comes only from the open question's approval.expire.
+    await page.getByText("The approval question expired unanswered").waitFor();
+    assert.equal(await page.getByRole("dialog").count(), 0, "the dialog closed");
+    await page.getByText("Nobody answered.").waitFor();
+    assert.equal(await exists(join(rig.home, "scratch")), true);
   },
 });

@@ -137,8 +137,12 @@ Deno.test({
     const work = join(rig.home, "profiles", "work");
     await Deno.writeTextFile(
       join(work, "config.yaml"),
-      `model:\n  provider: custom\n  base_url: ${rig.model.openaiBaseUrl}\n  default: work-model\n`,
+      `model:\n  provider: custom\n  base_url: ${rig.model.openaiBaseUrl}\n  default: work-model\n` +
+        "agent:\n  max_turns: 23\n",
     );
+    await Deno.writeTextFile(join(rig.home, "config.yaml"), "agent:\n  max_turns: 17\n", {
+      append: true,
+    });
     await writeSkill(rig.home, "almanac");
     await writeSkill(work, "ledger");
     for (
@@ -198,6 +202,26 @@ Deno.test({
         (input as HTMLInputElement).value === "test-model"
       )
     );
+    // Settings: the config form, which copies what it loaded into its fields once.
+    await page.getByRole("navigation", { name: "Settings sections" }).getByRole("link", {
+      name: "Config",
+    }).click();
+    const maxTurns = page.getByLabel("Max turns", { exact: true });
+    /** Waits until the form's Max turns field shows `value` (the form loads after a switch). */
+    const turnsShown = (value: string) =>
+      page.waitForFunction(
+        (want) =>
+          (document.getElementById("config-agent-max_turns") as HTMLInputElement | null)
+            ?.value === want,
+        value,
+      );
+    await switcher.selectOption("default");
+    await turnsShown("17");
+    await switcher.selectOption("work");
+    await turnsShown("23");
+    assert.equal(await maxTurns.inputValue(), "23");
+    await switcher.selectOption("default");
+    await turnsShown("17");
     // Profiles: the selected card.
     await nav("Profiles");
     await both(

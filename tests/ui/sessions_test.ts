@@ -57,6 +57,38 @@ function seedLongSession(rig: UiRig, count: number, deep: number): string {
   }
 }
 
+/** A word only the middle message of the short, tool-heavy session holds. */
+const TOOL_WORD = "gannetwing";
+
+/**
+ * Stores a session with few user and assistant messages among many tool
+ * results, so its first and last exchanges overlap: `You 0, Herald 1, tools,
+ * You 8 (holding {@link TOOL_WORD}), tools, Herald 15`.
+ */
+function seedToolSession(rig: UiRig): string {
+  const store = openStateStore(join(rig.home, "state.db"));
+  const tool = (i: number) => ({
+    role: "tool" as const,
+    content: `Tool output ${i}`,
+    toolCallId: `call_${i}`,
+    toolName: "read_file",
+  });
+  try {
+    const session = store.createSession({ source: "cli", title: "Tool log" });
+    store.appendMessages(session.id, [
+      { role: "user", content: "Step 0: open the log" },
+      { role: "assistant", content: "Step 1: reading it" },
+      ...[2, 3, 4, 5, 6, 7].map(tool),
+      { role: "user", content: `Step 8: the ${TOOL_WORD} entry` },
+      ...[9, 10, 11, 12, 13, 14].map(tool),
+      { role: "assistant", content: "Step 15: done" },
+    ]);
+    return session.id;
+  } finally {
+    store.close();
+  }
+}
+
 /** True when `selector`'s element lies inside the message list's visible area. */
 async function inView(rig: UiRig, selector: string): Promise<boolean> {
   return await rig.page.evaluate((selector) => {
@@ -97,12 +129,33 @@ Deno.test({
     // The hit's window: the match with the messages around it, and the session's bookends.
     const match = hit.locator('[aria-current="true"]');
     assert.match(await match.innerText(), new RegExp(DEEP_WORD));
+    // The excerpt is the text the Markdown reads as, without its markers.
+    assert.match(await match.innerText(), /harvest needs three baskets/);
+    assert.doesNotMatch(await hit.innerText(), /\*\*/);
     assert.equal(await match.locator("mark").first().innerText(), DEEP_WORD);
     const window = hit.getByRole("list", { name: "The match and the messages around it" });
     assert.equal(await window.locator("li").count(), 11, "five before, the match, five after");
     assert.match(await hit.getByRole("list", { name: "How it started" }).innerText(), /Note 0:/);
     assert.match(await hit.getByRole("list", { name: "How it ended" }).innerText(), /Note 599:/);
     await rig.screenshot("sessions-search");
+
+    // Bookends that overlap each other or the window show each message once.
+    seedToolSession(rig);
+    await search.fill(TOOL_WORD);
+    await search.press("Enter");
+    const toolHit = results.locator("li.sessions-hit");
+    await toolHit.getByRole("link", { name: "Tool log" }).first().waitFor();
+    const texts = async (name: string) =>
+      (await toolHit.getByRole("list", { name }).locator("li").allInnerTexts())
+        .map((text) => /Step \d+|Tool output \d+/.exec(text)?.[0]);
+    assert.deepEqual(await texts("How it started"), ["Step 0", "Step 1"]);
+    assert.deepEqual(await texts("How it ended"), ["Step 15"]);
+    const around = await texts("The match and the messages around it");
+    assert.ok(around.includes("Step 8") && !around.includes("Step 1"), around.join(", "));
+    await rig.screenshot("sessions-search-bookends");
+    await search.fill(DEEP_WORD);
+    await search.press("Enter");
+    await results.getByRole("link", { name: "Long notebook" }).first().waitFor();
 
     await hit.getByRole("link", { name: /at the match/ }).click();
     await rig.page.waitForURL((url) => url.pathname === `/sessions/${long}`);
@@ -217,6 +270,13 @@ Deno.test({
     await rig.open(`/sessions/${id}`);
     await rig.page.getByText("Under the").waitFor();
     await fits("a session");
+    // The actions wrap tidily: Rename, Export and Delete share one row.
+    const tops = await Promise.all(
+      ["Rename", "Export", "Delete"].map(async (name) =>
+        (await rig.page.getByRole("button", { name, exact: true }).boundingBox())?.y
+      ),
+    );
+    assert.ok(tops[0] !== undefined && tops.every((top) => top === tops[0]), `tops ${tops}`);
     await rig.page.emulateMedia({ colorScheme: "dark" });
     await rig.screenshot("session-open-phone-dark");
   },

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { ConfigParseError } from "../../core/errors.ts";
 import { parseConfig } from "../../core/config/mod.ts";
 import { REPO_ROOT } from "../_helpers.ts";
-import { NO_BROWSER, PHONE, startUiRig } from "./_browser.ts";
+import { NO_BROWSER, PHONE, startUiRig, type UiRig } from "./_browser.ts";
 
 type Json = Record<string, unknown>;
 
@@ -26,6 +26,30 @@ function expectedStatuses(...statuses: number[]): RegExp[] {
       `^Failed to load resource: the server responded with a status of (${statuses.join("|")})\\b`,
     ),
   ];
+}
+
+/**
+ * Everywhere `secret` could be read in the page: its text, its markup, the
+ * value of any input, text area or select (a typed value is in no markup),
+ * and the browser console. Empty when it is nowhere.
+ */
+async function secretSeen(rig: UiRig, secret: string): Promise<string[]> {
+  const inPage = await rig.page.evaluate((secret) => {
+    const found: string[] = [];
+    if (document.body.innerText.includes(secret)) found.push("the page's text");
+    if (document.documentElement.outerHTML.includes(secret)) found.push("the page's markup");
+    for (const control of document.querySelectorAll("input, textarea, select")) {
+      const value = (control as HTMLInputElement).value;
+      if (value.includes(secret)) {
+        found.push(
+          `the value of ${control.id || control.getAttribute("aria-label") || "a control"}`,
+        );
+      }
+    }
+    return found;
+  }, secret);
+  const logged = rig.consoleMessages.some((message) => message.includes(secret));
+  return logged ? [...inPage, "the console"] : inPage;
 }
 
 /** The fake stdio MCP server's command line (as tests/server/_routes.ts starts it). */
@@ -166,9 +190,7 @@ Deno.test({
     const page = rig.page;
     await page.getByText("DEMO_SERVICE_TOKEN").waitFor();
     await page.getByLabel("DEMO_SERVICE_TOKEN preview").waitFor();
-    const masked = await page.evaluate(() => document.body.innerText);
-    assert.ok(!masked.includes(value), "the value is not on the page");
-    assert.ok(!(await page.content()).includes(value), "nor in its markup");
+    assert.deepEqual(await secretSeen(rig, value), [], "the value is nowhere in the page");
     assert.match(await page.getByLabel("DEMO_SERVICE_TOKEN preview").innerText(), /8842$/);
     await rig.screenshot("settings-secrets");
 
@@ -183,7 +205,7 @@ Deno.test({
 
     await page.getByRole("button", { name: "Hide DEMO_SERVICE_TOKEN" }).click();
     await page.getByLabel("DEMO_SERVICE_TOKEN preview").waitFor();
-    assert.ok(!(await page.evaluate(() => document.body.innerText)).includes(value));
+    assert.deepEqual(await secretSeen(rig, value), [], "hidden again");
   },
 });
 
@@ -196,11 +218,34 @@ Deno.test({
     const fake = fakeMcpCommand();
     await page.getByRole("button", { name: "Add a server" }).click();
     const dialog = page.getByRole("dialog", { name: "Add an MCP server" });
-    await dialog.getByLabel("Name").fill("fake");
+    await dialog.getByLabel("Name", { exact: true }).fill("fake");
     await dialog.getByLabel("Command", { exact: true }).fill(fake.command);
     await dialog.getByLabel("Arguments").fill(fake.args.join("\n"));
+
+    // A value named like a secret is typed masked (shown on demand), any other in clear.
+    const secret = "ghp_demoToken1234567890";
+    await dialog.getByRole("button", { name: "Add a variable" }).click();
+    await dialog.getByLabel("Environment, variable 1 name").fill("GITHUB_TOKEN");
+    const secretBox = dialog.getByLabel("Environment, variable 1 value");
+    await secretBox.fill(secret);
+    assert.equal(await secretBox.getAttribute("type"), "password");
+    await dialog.getByRole("button", { name: "Add a variable" }).click();
+    await dialog.getByLabel("Environment, variable 2 name").fill("LOG_LEVEL");
+    const plainBox = dialog.getByLabel("Environment, variable 2 value");
+    await plainBox.fill("debug");
+    assert.equal(await plainBox.getAttribute("type"), "text");
+    await dialog.getByRole("button", { name: "Show the value of GITHUB_TOKEN" }).click();
+    assert.equal(await secretBox.getAttribute("type"), "text");
+    await dialog.getByRole("button", { name: "Hide the value of GITHUB_TOKEN" }).click();
+    assert.equal(await secretBox.getAttribute("type"), "password");
+    await rig.screenshot("settings-mcp-add-env");
     await dialog.getByRole("button", { name: "Add", exact: true }).click();
     await dialog.waitFor({ state: "detached" });
+    assert.deepEqual(await secretSeen(rig, secret), [], "the secret is nowhere in the page");
+    assert.match(
+      await Deno.readTextFile(join(rig.home, ".env")),
+      new RegExp(`^GITHUB_TOKEN=${secret}$`, "m"),
+    );
 
     const row = page.getByRole("listitem", { name: "fake" });
     await row.waitFor();
@@ -210,12 +255,18 @@ Deno.test({
 
     await row.getByRole("switch", { name: "Enable fake" }).uncheck();
     await row.getByText("disabled").waitFor();
+    // The switch moves at once; the toast says when the server has stored it.
+    await page.getByText("fake disabled", { exact: true }).waitFor();
     const listed = await rig.api<{ servers: Json[] }>("GET", "/api/mcp/servers");
     assert.deepEqual(listed.servers.map((server) => [server.name, server.enabled]), [[
       "fake",
       false,
     ]]);
     assert.deepEqual(listed.servers[0].args, fake.args);
+    assert.deepEqual(listed.servers[0].env, {
+      GITHUB_TOKEN: "${GITHUB_TOKEN}",
+      LOG_LEVEL: "debug",
+    });
 
     await row.getByRole("button", { name: "Remove fake" }).click();
     const confirm = page.getByRole("dialog", { name: "Remove fake?" });
@@ -223,6 +274,54 @@ Deno.test({
     await row.waitFor({ state: "detached" });
     const after = await rig.api<{ servers: Json[] }>("GET", "/api/mcp/servers");
     assert.deepEqual(after.servers, []);
+  },
+});
+
+Deno.test({
+  name: "a refused MCP toggle puts the switch back and a refused removal is told in its dialog",
+  ignore: NO_BROWSER,
+  async fn() {
+    await using rig = await startUiRig({ open: null, allowConsole: expectedStatuses(404) });
+    await rig.api("POST", "/api/mcp/servers", { name: "fake", ...fakeMcpCommand() });
+    await rig.open("/settings/mcp");
+    const page = rig.page;
+    const row = page.getByRole("listitem", { name: "fake" });
+    const toggle = row.getByRole("switch", { name: "Enable fake" });
+    assert.equal(await toggle.isChecked(), true);
+
+    // The server goes away behind the page's back: the change is refused.
+    await rig.api("DELETE", "/api/mcp/servers/fake");
+    let disabledInFlight: boolean | undefined;
+    let checkedInFlight: boolean | undefined;
+    await page.route("**/api/mcp/servers/fake/enabled**", async (route) => {
+      disabledInFlight = await toggle.isDisabled();
+      checkedInFlight = await toggle.isChecked();
+      await route.continue();
+    });
+    await toggle.click();
+    const refusal = row.getByRole("alert");
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /fake/);
+    assert.equal(disabledInFlight, true, "the switch waits while the change is sent");
+    assert.equal(checkedInFlight, false, "it moved at once");
+    assert.equal(await toggle.isChecked(), true, "and went back when refused");
+    assert.equal(await toggle.isDisabled(), false);
+
+    // Removing it is refused too: the reason is shown in the dialog, which stays open.
+    await row.getByRole("button", { name: "Remove fake" }).click();
+    const confirm = page.getByRole("dialog", { name: "Remove fake?" });
+    await confirm.getByRole("button", { name: "Remove", exact: true }).click();
+    const told = confirm.getByRole("alert");
+    await told.waitFor();
+    assert.match(await told.innerText(), /fake/);
+    assert.equal(
+      await confirm.getByRole("button", { name: "Remove", exact: true }).isDisabled(),
+      false,
+      "it can be tried again",
+    );
+    await rig.screenshot("settings-mcp-refused");
+    await page.keyboard.press("Escape");
+    await confirm.waitFor({ state: "detached" });
   },
 });
 
@@ -271,12 +370,16 @@ Deno.test({
     const input = card.getByLabel("Bot token");
     assert.equal(await input.getAttribute("type"), "password");
     await input.fill(token);
+    // The check below can fail: a typed value is found in the box until the form closes.
+    assert.deepEqual(await secretSeen(rig, token), [
+      "the value of platform-telegram-TELEGRAM_BOT_TOKEN",
+    ]);
     await card.getByRole("switch", { name: "Enable Telegram" }).check();
     await card.getByRole("button", { name: "Save Telegram" }).click();
     await card.getByText("enabled", { exact: true }).waitFor();
     await card.getByRole("button", { name: "Test Telegram" }).click();
     await card.getByText(/The configuration looks right/).waitFor();
-    assert.ok(!(await page.content()).includes(token), "the token is not on the page");
+    assert.deepEqual(await secretSeen(rig, token), [], "the token is nowhere in the page");
     assert.match(await Deno.readTextFile(join(rig.home, ".env")), /^TELEGRAM_BOT_TOKEN=/m);
     await rig.screenshot("settings-messaging");
   },
@@ -303,6 +406,19 @@ Deno.test({
     await select.selectOption("secrets");
     await page.waitForURL(/\/settings\/secrets/);
     await page.getByRole("button", { name: "Add a secret" }).waitFor();
+
+    // The MCP form's environment rows fit too.
+    await select.selectOption("mcp");
+    await page.getByRole("button", { name: "Add a server" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add an MCP server" });
+    await dialog.getByRole("button", { name: "Add a variable" }).click();
+    await dialog.getByLabel("Environment, variable 1 name").fill("GITHUB_TOKEN");
+    await dialog.getByLabel("Environment, variable 1 value").fill("ghp_phone");
+    const dialogOverflow = await dialog.evaluate((element) =>
+      element.scrollWidth > element.clientWidth
+    );
+    assert.equal(dialogOverflow, false, "the form is no wider than its dialog");
+    await rig.screenshot("settings-mcp-add-phone");
   },
 });
 

@@ -92,3 +92,31 @@ Deno.test({
     await rig.page.getByRole("heading", { name: "This page's session has ended" }).waitFor();
   },
 });
+
+Deno.test({
+  name: "a chat whose dashboard restarted with a new token shows the token screen on the next send",
+  ignore: NO_BROWSER,
+  async fn() {
+    await using rig = await startUiRig({
+      // The browser logs the refused handshake and the REST check's 401 itself.
+      allowConsole: [/status of 401/, /WebSocket connection to .* failed/],
+    });
+    const page = rig.page;
+    // The chat's session is open over the live connection (no REST call is needed again).
+    await page.getByRole("main").getByText("custom:test-model").waitFor();
+    await page.getByRole("img", { name: "Connected" }).waitFor();
+
+    // `herald dashboard` stopped and started again on the same port: a new token.
+    await rig.restartDashboard("token-of-the-next-run");
+    await page.getByRole("img", { name: "Not connected" }).waitFor();
+    assert.equal(await page.getByText("session has ended").count(), 0);
+
+    // Only the socket meets the new dashboard: it refuses the upgrade (HTTP 401).
+    const input = page.getByRole("textbox", { name: "Message" });
+    await input.fill("Are you still there?");
+    await input.press("Enter");
+    await page.getByRole("alert").getByRole("heading", { name: "This page's session has ended" })
+      .waitFor();
+    await rig.screenshot("token-refused-after-restart");
+  },
+});

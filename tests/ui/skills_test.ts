@@ -78,6 +78,14 @@ Deno.test({
     await dialog.getByRole("textbox", { name: "Name" }).fill("Review kit");
     await dialog.getByRole("textbox", { name: "Description" }).fill("Look before merging");
 
+    // A click in the dialog's own padding, or on the backdrop, keeps the form and what was typed.
+    const box = (await dialog.boundingBox())!;
+    await rig.page.mouse.click(box.x + 6, box.y + box.height / 2);
+    await rig.page.mouse.click(box.x + box.width - 6, box.y + 6);
+    await rig.page.mouse.click(Math.max(2, box.x / 2), 4);
+    assert.equal(await dialog.isVisible(), true, "the form is still open");
+    assert.equal(await dialog.getByRole("textbox", { name: "Name" }).inputValue(), "Review kit");
+
     // No skill picked: the server's check is shown at the skills.
     await dialog.getByRole("button", { name: "Create bundle" }).click();
     const skillsError = dialog.locator("#bundle-skills-error");
@@ -133,12 +141,97 @@ Deno.test({
     const shown = await rig.herald(["bundles", "show", "quick-review", "--json"]);
     assert.deepEqual(JSON.parse(shown.stdout).skills, ["code-review"]);
 
+    // The confirmation starts on Cancel; a click on its backdrop closes it and deletes nothing.
     await moved.getByRole("button", { name: "Delete Quick review" }).click();
-    await rig.page.getByRole("dialog", { name: /Delete the bundle/ })
-      .getByRole("button", { name: "Delete bundle" }).click();
+    const confirm = rig.page.getByRole("dialog", { name: /Delete the bundle/ });
+    await confirm.waitFor();
+    assert.equal(await rig.page.evaluate(() => document.activeElement?.textContent), "Cancel");
+    await rig.page.mouse.click(4, 4);
+    await confirm.waitFor({ state: "detached" });
+    assert.equal(await moved.isVisible(), true);
+    await moved.getByRole("button", { name: "Delete Quick review" }).click();
+    await confirm.getByRole("button", { name: "Delete bundle" }).click();
     await moved.waitFor({ state: "detached" });
     const after = await rig.herald(["bundles", "list", "--json"]);
     assert.deepEqual(JSON.parse(after.stdout), []);
+  },
+});
+
+Deno.test({
+  name: "the category filter starts over in another profile and a filter can always be cleared",
+  ignore: NO_BROWSER,
+  async fn() {
+    await using rig = await startUiRig({ open: null, profiles: ["work"] });
+    const file = join(rig.home, "skills", "coast", "lighthouse", "SKILL.md");
+    await Deno.mkdir(dirname(file), { recursive: true });
+    await Deno.writeTextFile(file, SKILL_MD);
+    const workSkill = join(rig.home, "profiles", "work", "skills", "desk", "ledger", "SKILL.md");
+    await Deno.mkdir(dirname(workSkill), { recursive: true });
+    await Deno.writeTextFile(
+      workSkill,
+      "---\nname: ledger\ndescription: Balance the books\ncategory: desk\n---\nAdd it up.\n",
+    );
+    const second = join(rig.home, "profiles", "work", "skills", "stamps", "SKILL.md");
+    await Deno.mkdir(dirname(second), { recursive: true });
+    await Deno.writeTextFile(
+      second,
+      "---\nname: stamps\ndescription: Stamp the letters\n---\nLick and stick.\n",
+    );
+
+    await rig.open("/skills");
+    const grid = rig.page.getByRole("list", { name: "Skills" });
+    await grid.getByRole("link", { name: "lighthouse" }).waitFor();
+    const categories = rig.page.getByRole("group", { name: "Categories" });
+    await categories.getByRole("button", { name: /coast/ }).click();
+    assert.equal(await grid.locator("li").count(), 1);
+
+    // In "work" there is no "coast": all its skills are listed, "All" pressed.
+    await rig.page.getByRole("combobox", { name: "Profile" }).selectOption("work");
+    await grid.getByRole("link", { name: "ledger" }).waitFor();
+    assert.equal(await grid.locator("li").count(), 2);
+    assert.equal(
+      await categories.getByRole("button", { name: /All/ }).getAttribute("aria-pressed"),
+      "true",
+    );
+
+    // A filter that matches nothing offers to clear it.
+    await categories.getByRole("button", { name: /desk/ }).click();
+    await rig.page.getByRole("searchbox", { name: "Filter skills" }).fill("stamp");
+    await rig.page.getByText("No skill matches this filter.").waitFor();
+    await rig.page.getByRole("button", { name: "Clear the filter" }).click();
+    await grid.getByRole("link", { name: "stamps" }).waitFor();
+    assert.equal(await grid.locator("li").count(), 2);
+    assert.equal(await rig.page.getByRole("searchbox", { name: "Filter skills" }).inputValue(), "");
+  },
+});
+
+Deno.test({
+  name: "a skill card's tags keep together and its chips are one height",
+  ignore: NO_BROWSER,
+  async fn() {
+    await using rig = await startUiRig({ open: "/skills" });
+    const cards = rig.page.getByRole("list", { name: "Skills" }).locator("li");
+    await cards.first().waitFor();
+    const problems = await cards.evaluateAll((items) =>
+      items.flatMap((card) => {
+        const tags = [...card.querySelectorAll(".skills-card-meta .skills-tag")];
+        const boxes = tags.map((tag) => tag.getBoundingClientRect());
+        const name = card.querySelector("a")?.textContent ?? "?";
+        const found: string[] = [];
+        if (new Set(boxes.map((box) => Math.round(box.height))).size > 1) {
+          found.push(`${name}: chips of different heights`);
+        }
+        // The origin pill (the last) never starts a row alone.
+        const last = boxes.at(-1);
+        const before = boxes.at(-2);
+        if (last && before && Math.abs(last.top - before.top) > 1) {
+          const lineOf = boxes.filter((box) => Math.abs(box.top - last.top) <= 1);
+          if (lineOf.length === 1) found.push(`${name}: the origin wraps alone`);
+        }
+        return found;
+      })
+    );
+    assert.deepEqual(problems, []);
   },
 });
 

@@ -7,7 +7,17 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { NO_BROWSER, PHONE, startUiRig } from "./_browser.ts";
+import { NO_BROWSER, PHONE, startUiRig, type UiRig } from "./_browser.ts";
+
+/** How many of the four cards stand on each row of the grid, top to bottom. */
+async function cardRows(rig: UiRig): Promise<number[]> {
+  const tops = await rig.page.locator(".status-grid > .status-card").evaluateAll((cards) =>
+    cards.map((card) => Math.round(card.getBoundingClientRect().top))
+  );
+  const rows = new Map<number, number>();
+  for (const top of tops) rows.set(top, (rows.get(top) ?? 0) + 1);
+  return [...rows].sort(([a], [b]) => a - b).map(([, count]) => count);
+}
 
 Deno.test({
   name: "the status page shows the dashboard, the gateway, the model and the actions",
@@ -53,6 +63,7 @@ Deno.test({
     await actions.getByText(/^Output/).click();
     await actions.getByText("gateway restarted").waitFor();
     await rig.screenshot("status");
+    assert.deepEqual(await cardRows(rig), [2, 2], "no card stands alone on its row");
 
     await page.getByRole("combobox", { name: "Profile" }).selectOption("work");
     await page.getByRole("region", { name: "Model of work" }).getByText("work-model").waitFor();
@@ -60,6 +71,9 @@ Deno.test({
 
     await page.setViewportSize(PHONE);
     await page.emulateMedia({ colorScheme: "dark" });
+    assert.deepEqual(await cardRows(rig), [1, 1, 1, 1], "the cards stack on a phone");
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= PHONE.width, `the page is ${width}px wide on a phone`);
     await rig.screenshot("status-phone-dark");
   },
 });

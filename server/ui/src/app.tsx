@@ -5,7 +5,7 @@
  */
 
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "./lib/api.ts";
 import { isTokenRefused, onTokenRefused } from "./lib/auth_state.ts";
 import { setProfile, useProfile } from "./lib/profile.ts";
@@ -66,15 +66,14 @@ export function App() {
     return stop;
   }, []);
   const route = useRoute();
-  const [menuOpen, setMenuOpen] = useState(false);
-  useEffect(() => setMenuOpen(false), [route.path]);
-  if (refused) return <TokenScreen />;
-
   const section = route.segments[0] ?? "";
   const item = NAV.find((entry) => entry.path === section);
-  if (!item) {
+  useEffect(() => {
     if (section === "") navigate("/chat", { replace: true });
-  }
+  }, [section]);
+  const menu = usePhoneMenu(route.path);
+  if (refused) return <TokenScreen />;
+
   return (
     <div class="shell">
       <a class="skip-link" href="#main">Skip to content</a>
@@ -82,10 +81,11 @@ export function App() {
         <button
           type="button"
           class="menu-button"
+          ref={menu.button}
           aria-label="Menu"
-          aria-expanded={menuOpen}
+          aria-expanded={menu.open}
           aria-controls="nav"
-          onClick={() => setMenuOpen(!menuOpen)}
+          onClick={() => menu.setOpen(!menu.open)}
         >
           ☰
         </button>
@@ -93,7 +93,22 @@ export function App() {
         <ProfileSwitcher />
         <ConnectionDot />
       </header>
-      <nav id="nav" class={menuOpen ? "sidenav open" : "sidenav"} aria-label="Pages">
+      {menu.open && (
+        <div
+          class="nav-scrim"
+          aria-hidden="true"
+          onClick={() => menu.setOpen(false)}
+        />
+      )}
+      <nav
+        id="nav"
+        ref={menu.nav}
+        class={menu.open ? "sidenav open" : "sidenav"}
+        aria-label="Pages"
+        onClick={(event) => {
+          if ((event.target as Element).closest("a")) menu.chose();
+        }}
+      >
         {NAV.map((entry) => (
           <Link
             key={entry.path}
@@ -106,12 +121,71 @@ export function App() {
           </Link>
         ))}
       </nav>
-      <main id="main" class="main" tabIndex={-1}>
+      <main id="main" class="main" tabIndex={-1} inert={menu.open}>
         {item ? item.render() : section === "" ? null : <NotFound path={route.path} />}
       </main>
       <Toasts />
     </div>
   );
+}
+
+/** The media query under which the navigation folds behind the menu button (styles.css). */
+const PHONE_QUERY = "(max-width: 760px)";
+
+/**
+ * The phone's navigation panel: opening it moves the focus to the current
+ * page's link; Escape, the scrim or the menu button close it and give the
+ * focus back to the menu button; choosing a page closes it and the focus
+ * goes to that page's `<main>`. It closes by itself on another path and
+ * when the screen grows past the phone layout.
+ */
+function usePhoneMenu(path: string) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const nav = useRef<HTMLElement>(null);
+  // Where the focus goes when the panel closes: the menu button, or the page chosen.
+  const returnTo = useRef<"button" | "main">("button");
+  const wasOpen = useRef(false);
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (open) {
+      returnTo.current = "button";
+      const links = nav.current?.querySelectorAll<HTMLElement>("a");
+      (nav.current?.querySelector<HTMLElement>('[aria-current="page"]') ?? links?.[0])?.focus();
+    } else if (wasOpen.current) {
+      // After the render that took `inert` off <main>, so it can take the focus.
+      if (returnTo.current === "main") {
+        document.getElementById("main")?.focus({ preventScroll: true });
+      } else button.current?.focus();
+    }
+    wasOpen.current = open;
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape") return;
+      event.preventDefault();
+      setOpen(false);
+    };
+    const phone = matchMedia(PHONE_QUERY);
+    const onResize = () => !phone.matches && setOpen(false);
+    document.addEventListener("keydown", onKey);
+    phone.addEventListener("change", onResize);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      phone.removeEventListener("change", onResize);
+    };
+  }, [open]);
+  return {
+    open,
+    setOpen,
+    button,
+    nav,
+    /** A page was chosen in the panel: close it; the page takes the focus. */
+    chose() {
+      if (!wasOpen.current) return;
+      returnTo.current = "main";
+      setOpen(false);
+    },
+  };
 }
 
 function NotFound(props: { path: string }) {

@@ -35,20 +35,53 @@ function notify(): void {
 
 addEventListener("popstate", notify);
 
+/** Options of {@link navigate}. */
+export interface NavigateOptions {
+  /** Replaces the current history entry (a redirect, the URL following the page's state). */
+  replace?: boolean;
+  /**
+   * Moves the keyboard focus to the page's `<main>`, so keyboard and
+   * screen-reader users land on the new page. By default it does on a new
+   * history entry for another path, unless the focus is in a form field
+   * (a search box or a section picker that drives the URL keeps it).
+   */
+  focus?: boolean;
+}
+
 /**
  * Goes to `to` (a path with an optional query), keeping the selected profile
  * unless `to` names one.
+ *
+ * @example
+ * ```ts
+ * navigate("/sessions/ses_123"); // a new page: the focus moves to <main>
+ * navigate("/settings/model", { replace: true }); // a redirect: the focus stays
+ * ```
  */
-export function navigate(to: string, options: { replace?: boolean } = {}): void {
+export function navigate(to: string, options: NavigateOptions = {}): void {
   const url = new URL(to, location.origin);
   const profile = new URLSearchParams(location.search).get("profile");
   if (profile && !url.searchParams.has("profile")) url.searchParams.set("profile", profile);
   const next = url.pathname + url.search + url.hash;
   if (next === location.pathname + location.search + location.hash) return;
+  const otherPage = url.pathname !== location.pathname;
   if (options.replace) history.replaceState(null, "", next);
   else history.pushState(null, "", next);
   notify();
+  const main = document.getElementById("main");
   scrollTo(0, 0);
+  // A new page starts at its top (a replaced entry is the same page's URL following it).
+  if (main && otherPage && !options.replace) main.scrollTop = 0;
+  if (options.focus ?? (otherPage && !options.replace && !inFormField())) {
+    main?.focus({ preventScroll: true });
+  }
+}
+
+/** True while the keyboard focus is in a text box, a select or a text area. */
+function inFormField(): boolean {
+  const active = document.activeElement;
+  return active instanceof HTMLInputElement || active instanceof HTMLSelectElement ||
+    active instanceof HTMLTextAreaElement;
 }
 
 /** The href for a link to `to` that keeps the selected profile. */

@@ -1,12 +1,19 @@
 /**
  * The `/api/ws` JSON-RPC 2.0 client: one socket for the page, opened on
- * first use and reopened after a drop. Calls wait for the socket; a drop
- * fails the calls in flight (a turn's result is lost with the socket, but
- * the turn itself is stored by the server and shows up in Sessions).
+ * first use and reopened after a drop. Calls wait for the socket (up to
+ * {@link OPEN_TIMEOUT_MS}; a turn's answer itself may take as long as the
+ * turn); a drop fails the calls in flight (a turn's result is lost with the
+ * socket, but the turn itself is stored by the server and shows up in
+ * Sessions). A socket that is refused or never opens has the token checked
+ * (lib/socket_auth.ts), so a dashboard restarted with a new token shows the
+ * token screen.
  */
 
 import { token } from "./token.ts";
-import { tokenRefused } from "./auth_state.ts";
+import { checkTokenAfterClose, TOKEN_REFUSED_CLOSE } from "./socket_auth.ts";
+
+/** How long a call waits for the socket to open before it fails. */
+export const OPEN_TIMEOUT_MS = 10_000;
 
 /** A JSON-RPC error answered by the server. */
 export class RpcError extends Error {
@@ -48,9 +55,20 @@ export class RpcClient {
     return this.#state;
   }
 
-  /** Calls `method` and resolves with its result (rejects with {@link RpcError}). */
+  /**
+   * Calls `method` and resolves with its result (rejects with {@link RpcError}).
+   * Opening the socket may take {@link OPEN_TIMEOUT_MS}; the answer has no
+   * limit here (a turn runs as long as it runs).
+   */
   async call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     const socket = await this.#open();
+    if (socket.readyState !== WebSocket.OPEN) {
+      throw new RpcError(
+        -32000,
+        `The connection to the dashboard closed before "${method}" was sent. Try again.`,
+        { code: "connection_closed" },
+      );
+    }
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -86,18 +104,37 @@ export class RpcClient {
     const opened = new Promise<WebSocket>((resolve, reject) => {
       const socket = new WebSocket(this.url);
       this.#socket = socket;
+      let wasOpen = false;
+      const timer = setTimeout(() => {
+        reject(
+          new RpcError(
+            -32000,
+            `The dashboard did not open the live connection within ${
+              OPEN_TIMEOUT_MS / 1000
+            } s. Is \`herald dashboard\` still running?`,
+            { code: "connection_timeout" },
+          ),
+        );
+        socket.close();
+      }, OPEN_TIMEOUT_MS);
       socket.onopen = () => {
+        clearTimeout(timer);
+        wasOpen = true;
         this.#setState("open");
         resolve(socket);
       };
       socket.onmessage = (event) => this.#receive(String(event.data));
       socket.onclose = (event) => {
+        clearTimeout(timer);
         if (this.#opened === opened) this.#opened = undefined;
         this.#setState("closed");
-        if (event.code === 4401) tokenRefused();
-        const reason = event.code === 4401
-          ? "The session token was refused"
-          : "The connection to the dashboard closed";
+        // A refused token arrives as 4401, or as 1006 on a socket that never opened.
+        checkTokenAfterClose(event.code, wasOpen);
+        const reason = event.code === TOKEN_REFUSED_CLOSE
+          ? "The session token was refused."
+          : wasOpen
+          ? "The connection to the dashboard closed."
+          : "Could not connect to the dashboard. Is `herald dashboard` still running?";
         reject(new RpcError(-32000, reason, { code: "connection_closed" }));
         for (const pending of this.#pending.values()) {
           pending.reject(new RpcError(-32000, reason, { code: "connection_closed" }));

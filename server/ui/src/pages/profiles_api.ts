@@ -5,40 +5,17 @@
  */
 
 import { api } from "../lib/api.ts";
+import type { CreatedProfileView, ProfileView } from "../../../../core/profiles/views.ts";
+import type { DescribeResult } from "../../../../core/usecases/profiles.ts";
 
-/** One profile as `GET /api/profiles` lists it (`herald profile list --json`). */
-export interface ProfileRow {
-  name: string;
-  home: string;
-  /** The profile the page works on now. */
-  active: boolean;
-  /** The default `herald profile use` set. */
-  sticky: boolean;
-  description: string;
-  /** True while the description is the one the auxiliary model generated. */
-  description_auto: boolean;
-  skill_count: number;
-  model: string | null;
-  provider: string | null;
-  warnings: string[];
-}
-
-/** `GET /api/profiles`. */
+/** `GET /api/profiles` (server/routes/profiles.ts): every profile, the selected one `active`. */
 export interface ProfilesBody {
   profile: string;
   pinned_profile: string | null;
-  profiles: ProfileRow[];
+  profiles: ProfileView[];
 }
 
-/** What setting or generating a description did. */
-export interface DescribeResult {
-  profile: string;
-  status: "set" | "generated" | "kept";
-  description: string;
-  description_auto: boolean;
-}
-
-/** The body of `POST /api/profiles`. */
+/** The body of `POST /api/profiles` (server/routes/profiles.ts). */
 export interface NewProfile {
   name: string;
   description?: string;
@@ -46,13 +23,6 @@ export interface NewProfile {
   clone_mode?: "config" | "all";
   clone_channels?: boolean;
   bundled_skills?: boolean;
-}
-
-/** A profile just created: its row and how it was filled. */
-export interface CreatedProfile extends ProfileRow {
-  clone: "config" | "all" | null;
-  cloned_from: string | null;
-  stripped_secrets: string[];
 }
 
 /**
@@ -72,8 +42,8 @@ export function loadProfiles(signal?: AbortSignal): Promise<ProfilesBody> {
 }
 
 /** Creates (or clones) a profile. */
-export function createProfile(body: NewProfile): Promise<CreatedProfile> {
-  return api<CreatedProfile>("POST", "/api/profiles", { body });
+export function createProfile(body: NewProfile): Promise<CreatedProfileView> {
+  return api<CreatedProfileView>("POST", "/api/profiles", { body });
 }
 
 /** Stores a description a person wrote ("" clears it). */

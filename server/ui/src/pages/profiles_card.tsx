@@ -7,18 +7,15 @@
 import { useState } from "preact/hooks";
 import { errorMessage } from "../lib/api.ts";
 import { setProfile } from "../lib/profile.ts";
-import { Button, Dialog, toast } from "../components/ui.tsx";
-import {
-  type DescribeResult,
-  generateDescription,
-  type ProfileRow,
-  setDescription,
-} from "./profiles_api.ts";
+import type { ProfileView } from "../../../../core/profiles/views.ts";
+import type { DescribeResult } from "../../../../core/usecases/profiles.ts";
+import { Button, ConfirmDialog, toast } from "../components/ui.tsx";
+import { generateDescription, setDescription } from "./profiles_api.ts";
 
 /** A profile's card; `onChanged` reloads the list after its description changed. */
 export function ProfileCard(
   props: {
-    row: ProfileRow;
+    row: ProfileView;
     pinned: boolean;
     onChanged: () => void;
     onClone: (name: string) => void;
@@ -30,12 +27,12 @@ export function ProfileCard(
   const [confirmReplace, setConfirmReplace] = useState(false);
   const headingId = `profiles-name-${row.name}`;
 
-  const generate = async (overwrite: boolean) => {
-    setConfirmReplace(false);
+  // A description nobody wrote is replaced without asking; one a person wrote asks first.
+  const generate = async () => {
     setGenerating(true);
     try {
-      const result = await generateDescription(row.name, overwrite);
-      toast(resultMessage(result));
+      const result = await generateDescription(row.name, false);
+      toast(resultMessage(result), result.status === "failed" ? "error" : "info");
       props.onChanged();
     } catch (error) {
       toast(`Could not generate a description for "${row.name}": ${errorMessage(error)}`, "error");
@@ -99,7 +96,7 @@ export function ProfileCard(
         )}
         <Button
           disabled={generating}
-          onClick={() => (personal ? setConfirmReplace(true) : generate(false))}
+          onClick={() => (personal ? setConfirmReplace(true) : generate())}
           aria-label={`Generate a description of ${row.name}`}
         >
           {generating ? "Generating…" : "Generate"}
@@ -120,8 +117,18 @@ export function ProfileCard(
         )}
       </div>
       {confirmReplace && (
-        <Dialog
+        <ConfirmDialog
           title="Replace your description?"
+          cancelLabel="Keep it"
+          confirmLabel="Replace"
+          busyLabel="Generating…"
+          danger
+          onConfirm={async () => {
+            const result = await generateDescription(row.name, true);
+            if (result.status === "failed") throw new Error(resultMessage(result));
+            toast(resultMessage(result));
+            props.onChanged();
+          }}
           onClose={() => setConfirmReplace(false)}
         >
           <p>
@@ -129,24 +136,23 @@ export function ProfileCard(
             was written by a person. A generated one replaces it.
           </p>
           <blockquote class="profiles-quote">{row.description}</blockquote>
-          <div class="dialog-actions">
-            <Button onClick={() => setConfirmReplace(false)}>Keep it</Button>
-            <Button variant="primary" onClick={() => generate(true)}>Replace</Button>
-          </div>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </article>
   );
 }
 
 function resultMessage(result: DescribeResult): string {
+  if (result.status === "failed") {
+    return `Could not generate a description for "${result.profile}": ${result.error.message}`;
+  }
   return result.status === "kept"
     ? `Kept the description of "${result.profile}"`
     : `Generated a description for "${result.profile}"`;
 }
 
 /** The description in a text box: Save (or Ctrl+Enter) stores it, Cancel (or Escape) drops it. */
-function DescriptionEditor(props: { row: ProfileRow; onDone: (saved: boolean) => void }) {
+function DescriptionEditor(props: { row: ProfileView; onDone: (saved: boolean) => void }) {
   const [text, setText] = useState(props.row.description);
   const [busy, setBusy] = useState(false);
   const save = async () => {

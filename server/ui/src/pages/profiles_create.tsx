@@ -6,14 +6,15 @@
 
 import { useState } from "preact/hooks";
 import { Button, Dialog, ErrorNote } from "../components/ui.tsx";
-import { type CreatedProfile, createProfile, type NewProfile } from "./profiles_api.ts";
+import type { CreatedProfileView } from "../../../../core/profiles/views.ts";
+import { createProfile, type NewProfile } from "./profiles_api.ts";
 
 /** The dialog; `onCreated` gets the new profile, `onClose` is Cancel or Escape. */
 export function CreateProfileDialog(
   props: {
     profiles: string[];
     initialSource?: string;
-    onCreated: (created: CreatedProfile) => void;
+    onCreated: (created: CreatedProfileView) => void;
     onClose: () => void;
   },
 ) {
@@ -28,13 +29,11 @@ export function CreateProfileDialog(
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const body: NewProfile = { name, bundled_skills: seedSkills };
+    // A clone copies the source's skills; the bundled-skills choice is a fresh profile's only.
+    const body: NewProfile = source === ""
+      ? { name, bundled_skills: seedSkills }
+      : { name, clone_from: source, clone_mode: mode, clone_channels: keepChannels };
     if (description.trim() !== "") body.description = description.trim();
-    if (source !== "") {
-      body.clone_from = source;
-      body.clone_mode = mode;
-      body.clone_channels = keepChannels;
-    }
     setBusy(true);
     setError(undefined);
     try {

@@ -10,10 +10,11 @@ import { api } from "../lib/api.ts";
 import { useProfile } from "../lib/profile.ts";
 import { useAsync } from "../lib/use_async.ts";
 import { Button, ErrorNote, Link, Loading, PageHeader } from "../components/ui.tsx";
+import type { ModelInfoView } from "../../../../core/usecases/model.ts";
 import { ActionsList, type ActionView } from "./status_actions.tsx";
 import "./status.css";
 
-/** `GET /api/status`. */
+/** `GET /api/status` (server/routes/status.ts builds it; core declares no view of it). */
 interface StatusBody {
   version: string;
   uptime_seconds: number;
@@ -21,19 +22,6 @@ interface StatusBody {
   pinned_profile: string | null;
   profiles: string[];
   gateway: { running: boolean; state: string; platforms: unknown[] };
-}
-
-/** `GET /api/model/info`, as far as this page shows it. */
-interface ModelInfo {
-  profile: string;
-  provider: string | null;
-  provider_label: string | null;
-  model: string | null;
-  base_url: string | null;
-  context_length: number | null;
-  credential: { env: string | null; present: boolean; required: boolean };
-  ready: boolean;
-  problem: string | null;
 }
 
 /** How often the actions are asked again while one is running, in milliseconds. */
@@ -47,7 +35,7 @@ export function StatusPage() {
     return { body, at: Date.now() };
   }, []);
   const model = useAsync(
-    (signal) => api<ModelInfo>("GET", "/api/model/info", { signal }),
+    (signal) => api<ModelInfoView>("GET", "/api/model/info", { signal }),
     [profile],
   );
   const actions = useAsync(
@@ -214,7 +202,7 @@ function platformLabel(platform: unknown): string {
   return String(platform);
 }
 
-function Model(props: { info: ModelInfo }) {
+function Model(props: { info: ModelInfoView }) {
   const { info } = props;
   return (
     <>

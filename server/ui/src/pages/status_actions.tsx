@@ -4,7 +4,7 @@
  * code and the last lines of its output.
  */
 
-/** One action as `/api/actions` lists it. */
+/** One action as `/api/actions` lists it (server/action_runner.ts; core declares no view of it). */
 export interface ActionView {
   id: string;
   kind: string;

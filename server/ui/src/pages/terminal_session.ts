@@ -9,7 +9,7 @@
  */
 
 import type { Terminal } from "@xterm/xterm";
-import { tokenRefused } from "../lib/auth_state.ts";
+import { checkTokenAfterClose } from "../lib/socket_auth.ts";
 import { token } from "../lib/token.ts";
 
 /** What a session reports to the page. */
@@ -162,7 +162,9 @@ export async function startTerminal(
     send(JSON.stringify({ type: "resize", cols: terminal.cols, rows: terminal.rows }));
   };
 
+  let opened = false;
   socket.onopen = () => {
+    opened = true;
     sendSize();
     options.onEvent({ type: "open" });
   };
@@ -186,7 +188,8 @@ export async function startTerminal(
     }
   };
   socket.onclose = (event) => {
-    if (event.code === 4401) tokenRefused();
+    // A refused token shows only as a socket that never opened: ask the API once.
+    void checkTokenAfterClose(event.code, opened);
     if (ended) return;
     ended = true;
     options.onEvent({ type: "ended", message: exitNote || closeMessage(event.code, event.reason) });

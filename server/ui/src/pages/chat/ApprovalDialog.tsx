@@ -1,22 +1,32 @@
 /**
  * The approval question of a dangerous command (`approval.request`): the
- * command, why it asks, and the four answers. A modal dialog that takes
- * focus on "Deny" (so a stray Enter is the safe answer); the keys o, s, a
- * and d answer once, for the session, always and deny; Escape denies. It
- * closes when answered or when the question expires (`approval.expire`).
+ * command, why it asks, and the four answers as buttons. A modal dialog
+ * that takes focus on "Deny" (so a stray Enter is the safe answer); Escape
+ * denies. It closes when answered or when the question expires
+ * (`approval.expire`).
+ *
+ * It opens while a turn runs, when the user may be typing in the message
+ * box: no letter answers, and every key press is ignored until the keyboard
+ * has been quiet for a moment after it opened (as the terminal's grace and
+ * typing-burst guard), so text meant for the chat never answers it.
  */
 
 import { useEffect, useRef } from "preact/hooks";
 import type { PendingApproval } from "./chat_state.ts";
 import type { ApprovalChoice } from "./controller.ts";
 
-/** The answers, their keys and labels, in the order shown. */
-const CHOICES: { choice: ApprovalChoice; key: string; label: string; variant: string }[] = [
-  { choice: "once", key: "o", label: "Allow once", variant: "primary" },
-  { choice: "session", key: "s", label: "Allow for this session", variant: "default" },
-  { choice: "always", key: "a", label: "Always allow", variant: "default" },
-  { choice: "deny", key: "d", label: "Deny", variant: "danger" },
+/** The answers and their labels, in the order shown. */
+const CHOICES: { choice: ApprovalChoice; label: string; variant: string }[] = [
+  { choice: "once", label: "Allow once", variant: "primary" },
+  { choice: "session", label: "Allow for this session", variant: "default" },
+  { choice: "always", label: "Always allow", variant: "default" },
+  { choice: "deny", label: "Deny", variant: "danger" },
 ];
+
+/** Keys are ignored this long (ms) after the dialog opens. */
+const GRACE_MS = 1000;
+/** A key press this soon (ms) after the previous one is part of a typing burst: ignored. */
+const BURST_MS = 400;
 
 function timeoutLabel(ms: number | null): string {
   if (ms === null) return "";
@@ -25,16 +35,31 @@ function timeoutLabel(ms: number | null): string {
   return `Unanswered after ${time}, it is denied.`;
 }
 
+/**
+ * Whether a key press arrives too soon to be meant for the dialog: held
+ * down, within the grace after opening, or in a burst of typing. `last`
+ * holds when the previous key came, and is updated.
+ */
+function tooSoon(event: KeyboardEvent, openedAt: number, last: { at: number }): boolean {
+  const now = performance.now();
+  const early = event.repeat || now - openedAt < GRACE_MS || now - last.at < BURST_MS;
+  last.at = now;
+  return early;
+}
+
 /** The open approval question. */
 export function ApprovalDialog(
   props: { approval: PendingApproval; onAnswer: (choice: ApprovalChoice) => void },
 ) {
   const dialog = useRef<HTMLDialogElement>(null);
   const deny = useRef<HTMLButtonElement>(null);
+  const openedAt = useRef(0);
+  const lastKey = useRef({ at: 0 });
   const { approval, onAnswer } = props;
   useEffect(() => {
     const element = dialog.current!;
     const before = document.activeElement as HTMLElement | null;
+    openedAt.current = performance.now();
     if (!element.open) element.showModal();
     deny.current?.focus();
     return () => {
@@ -42,6 +67,24 @@ export function ApprovalDialog(
       before?.focus();
     };
   }, [approval.id]);
+
+  // A Space whose keydown was ignored must not click on its keyup.
+  const spaceIgnored = useRef(false);
+  // Seen before the focused button: a key that comes too soon does nothing (no Enter or
+  // Space on a button, no Escape). Tab still moves between the answers.
+  const onKeyDownCapture = (event: KeyboardEvent) => {
+    if (event.key === "Tab" || event.key === "Shift") return;
+    if (!tooSoon(event, openedAt.current, lastKey.current)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (event.key === " ") spaceIgnored.current = true;
+  };
+  const onKeyUpCapture = (event: KeyboardEvent) => {
+    if (event.key !== " " || !spaceIgnored.current) return;
+    spaceIgnored.current = false;
+    event.preventDefault();
+    event.stopPropagation();
+  };
 
   return (
     <dialog
@@ -53,13 +96,8 @@ export function ApprovalDialog(
         event.preventDefault();
         onAnswer("deny");
       }}
-      onKeyDown={(event) => {
-        if (event.ctrlKey || event.metaKey || event.altKey) return;
-        const found = CHOICES.find((entry) => entry.key === event.key.toLowerCase());
-        if (!found) return;
-        event.preventDefault();
-        onAnswer(found.choice);
-      }}
+      onKeyDownCapture={onKeyDownCapture}
+      onKeyUpCapture={onKeyUpCapture}
     >
       <h2 id="chat-approval-title">Allow this {approval.tool} call?</h2>
       <pre class="chat-approval-command"><code>{approval.command}</code></pre>
@@ -70,8 +108,7 @@ export function ApprovalDialog(
         </p>
       )}
       <p class="muted chat-approval-hint">
-        Keys: <kbd>o</kbd> once, <kbd>s</kbd> session, <kbd>a</kbd> always, <kbd>d</kbd> or{" "}
-        <kbd>Esc</kbd> deny. {timeoutLabel(approval.timeoutMs)}
+        <kbd>Esc</kbd> denies. {timeoutLabel(approval.timeoutMs)}
       </p>
       <div class="dialog-actions">
         {CHOICES.map((entry) => (
@@ -80,7 +117,6 @@ export function ApprovalDialog(
             ref={entry.choice === "deny" ? deny : undefined}
             type="button"
             class={`btn btn-${entry.variant}`}
-            aria-keyshortcuts={entry.key}
             onClick={() => onAnswer(entry.choice)}
           >
             {entry.label}

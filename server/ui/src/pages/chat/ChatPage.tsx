@@ -119,6 +119,7 @@ export function ChatPage() {
           profile={profile}
           current={view.sessionId}
           version={view.listVersion}
+          openLabel={openLabel(view)}
           onResume={resume}
           onClose={listOpen ? () => setListOpen(false) : undefined}
         />
@@ -159,6 +160,7 @@ export function ChatPage() {
           ? (
             <Composer
               running={busy}
+              stoppable={view.chat.running}
               onSend={(text) => controller.send(text)}
               onInterrupt={() => controller.interrupt()}
               loadCatalog={() => controller.catalog()}
@@ -174,6 +176,15 @@ export function ChatPage() {
       )}
     </section>
   );
+}
+
+/**
+ * What the side list shows for the open session until the list has it (its
+ * first turn still runs, or the model never answered): its first line.
+ */
+function openLabel(view: ChatView): string | null {
+  const first = view.chat.items.find((item) => item.kind === "user");
+  return first ? first.text.split("\n")[0] : null;
 }
 
 function ChatEmpty(props: { starting: boolean }) {

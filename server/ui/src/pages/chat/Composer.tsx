@@ -13,8 +13,10 @@ import { SLASH_MENU_ID, SlashMenu, slashOptionId } from "./SlashMenu.tsx";
 
 /** Props of {@link Composer}. */
 export interface ComposerProps {
-  /** A turn runs: plain text waits, Stop shows. */
+  /** A turn runs or a command is pending: plain text waits. */
   running: boolean;
+  /** A turn runs: Stop shows and Escape interrupts (a pending command has nothing to stop). */
+  stoppable: boolean;
   onSend: (text: string) => void;
   onInterrupt: () => void;
   /** The completions of the open session. */
@@ -94,7 +96,7 @@ export function Composer(props: ComposerProps) {
     if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
       send();
-    } else if (event.key === "Escape" && props.running) {
+    } else if (event.key === "Escape" && props.stoppable) {
       event.preventDefault();
       props.onInterrupt();
     }
@@ -126,7 +128,7 @@ export function Composer(props: ComposerProps) {
         }}
         onKeyDown={onKeyDown}
       />
-      {props.running
+      {props.stoppable
         ? (
           <Button
             variant="danger"

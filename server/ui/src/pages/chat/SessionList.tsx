@@ -16,6 +16,11 @@ export interface SessionListProps {
   /** Changes when the list should be read again. */
   version: number;
   onResume: (id: string) => void;
+  /**
+   * The open session's first line when it has one: shown as "This chat" while
+   * the list does not have the session yet (its first turn still runs).
+   */
+  openLabel: string | null;
   /** Shown on a phone, where the list is a panel that can be closed. */
   onClose?: () => void;
 }
@@ -24,8 +29,12 @@ export interface SessionListProps {
 export function SessionList(props: SessionListProps) {
   const { data, error, loading, reload } = useAsync(
     (signal) => recentSessions(props.profile, signal),
-    [props.profile, props.version],
+    [props.profile],
+    // A new version reads the list again over the one on screen.
+    [props.version],
   );
+  const listed = data?.some((session) => session.id === props.current) ?? false;
+  const placeholder = data && props.openLabel !== null && !listed;
   return (
     <nav class="chat-sessions" aria-label="Recent sessions">
       <div class="chat-sessions-head">
@@ -38,9 +47,23 @@ export function SessionList(props: SessionListProps) {
       </div>
       {error ? <ErrorNote error={error} onRetry={reload} /> : null}
       {!data && loading && <Loading />}
-      {data && data.length === 0 && <p class="muted chat-sessions-empty">No sessions yet.</p>}
-      {data && data.length > 0 && (
+      {data && data.length === 0 && !placeholder && (
+        <p class="muted chat-sessions-empty">No sessions yet.</p>
+      )}
+      {data && (data.length > 0 || placeholder) && (
         <ul class="chat-sessions-list">
+          {placeholder && (
+            <li>
+              <span
+                class="chat-session chat-session-pending current"
+                aria-current="true"
+                title={props.openLabel!}
+              >
+                <span class="chat-session-title">{props.openLabel || "This chat"}</span>
+                <span class="chat-session-meta muted">This chat · now</span>
+              </span>
+            </li>
+          )}
           {data.map((session) => {
             const label = sessionLabel(session);
             const current = session.id === props.current;

@@ -1,7 +1,9 @@
 /**
  * A tool call in the transcript: what ran (the tool and its key argument),
  * its status (running, ok, or failed with the reason) and duration, the
- * diff of a file edit, and the output preview, collapsed until opened.
+ * diff of a file edit that was applied ("not applied" when the edit
+ * failed), and the output preview, collapsed until opened. Its status is
+ * no live region of its own: the transcript's log announces what changes.
  */
 
 import { Diff } from "../../components/Diff.tsx";
@@ -14,7 +16,9 @@ const STATUS_LABEL = { running: "running", ok: "ok", failed: "failed" } as const
 export function ToolBlock(props: { item: ToolItem }) {
   const { item } = props;
   const target = toolTarget(item.name, item.args);
-  const edit = item.status === "running" ? null : fileEdit(item);
+  // A diff only for an edit that went through; a failed one changed nothing.
+  const edit = item.status === "ok" ? fileEdit(item) : null;
+  const notApplied = item.status === "failed" && fileEdit(item) !== null;
   const output = outputPreview(item);
   const duration = formatDuration(item.durationMs);
   return (
@@ -28,7 +32,7 @@ export function ToolBlock(props: { item: ToolItem }) {
         </span>
         <span class="chat-tool-name">{item.name}</span>
         {target && <code class="chat-tool-target" title={target}>{target}</code>}
-        <span class="chat-tool-status" role="status">
+        <span class="chat-tool-status">
           {STATUS_LABEL[item.status]}
           {item.status === "failed" && item.failure ? `: ${item.failure}` : ""}
           {duration && <span class="muted">· {duration}</span>}
@@ -39,6 +43,11 @@ export function ToolBlock(props: { item: ToolItem }) {
           {edit.created && <p class="muted chat-tool-note">New file</p>}
           <Diff path={edit.path} before={edit.before} after={edit.after} />
         </div>
+      )}
+      {notApplied && (
+        <p class="chat-tool-note chat-tool-not-applied">
+          Not applied{item.failure ? `: ${item.failure}` : ""}. The file was left as it was.
+        </p>
       )}
       {output && output.text === "" && <p class="chat-tool-output muted">{output.label}</p>}
       {output && output.text !== "" && (

@@ -4,7 +4,7 @@
  * stays put when they scrolled up to read.
  */
 
-import type { ComponentChildren } from "preact";
+import { Component, type ComponentChildren } from "preact";
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { Markdown } from "../../components/Markdown.tsx";
 import { useAsync } from "../../lib/use_async.ts";
@@ -56,13 +56,37 @@ export function Transcript(props: TranscriptProps) {
       }}
     >
       {props.items.length === 0 && props.empty}
-      {props.items.map((item) => <Item key={item.id} item={item} {...props} />)}
+      {props.items.map((item) => (
+        <Item key={item.id} item={item} profile={props.profile} onSend={props.onSend} />
+      ))}
       {waiting && <AssistantBubble item={THINKING} />}
     </div>
   );
 }
 
-function Item(props: TranscriptProps & { item: ChatItem }) {
+/** Props of one transcript entry. */
+interface ItemProps {
+  item: ChatItem;
+  profile: string;
+  onSend: (text: string) => void;
+}
+
+/**
+ * One entry, drawn again only when it changed: the state replaces an item
+ * it changes, so a streamed delta leaves every other entry (and its parsed
+ * tool arguments and output) alone.
+ */
+class Item extends Component<ItemProps> {
+  override shouldComponentUpdate(next: ItemProps): boolean {
+    return next.item !== this.props.item || next.profile !== this.props.profile;
+  }
+
+  override render() {
+    return <ItemBody {...this.props} />;
+  }
+}
+
+function ItemBody(props: ItemProps) {
   const { item } = props;
   switch (item.kind) {
     case "user":

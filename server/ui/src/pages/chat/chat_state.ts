@@ -8,6 +8,23 @@
  * shows it: text, the tool blocks, then the text that follows them.
  */
 
+import type { ToolOutputView, TurnView } from "../../../../../core/agent/turn_view.ts";
+import type { EventPayload } from "../../../../../core/events/mod.ts";
+
+/** `tool.start` as the gateway sends it (besides `session_key`). */
+type ToolStartParams = EventPayload<"tool.start">;
+
+/**
+ * `tool.complete` as the gateway sends it: the event, the output preview,
+ * and a write_file's old text (null: a new file) when the write went ahead.
+ */
+type ToolCompleteParams = EventPayload<"tool.complete"> & ToolOutputView & {
+  before?: string | null;
+};
+
+/** `message.complete` as the gateway sends it. */
+type MessageCompleteParams = TurnView & { stopped?: string };
+
 /** A line the user sent. */
 export interface UserItem {
   kind: "user";
@@ -36,7 +53,10 @@ export interface ToolItem {
   name: string;
   /** The arguments as JSON text. */
   args: string;
-  /** write_file: the file's text before the write (null: a new file). */
+  /**
+   * write_file that went ahead: the file's text before the write (null: a
+   * new file), from `tool.complete`.
+   */
   before?: string | null;
   status: ToolStatus;
   summary?: string;
@@ -100,7 +120,7 @@ export interface ChatState {
 
 /** What a slash command (or a turn) answered to `session.send`. */
 export type SendOutcome =
-  | { kind: "turn"; session_id: string; response: string; aborted: boolean }
+  | ({ kind: "turn" } & MessageCompleteParams)
   | { kind: "reply"; text: string }
   | { kind: "set_model"; model: string; provider?: string; text: string }
   | { kind: "new_session"; text: string; clear: boolean }
@@ -224,17 +244,16 @@ function notification(
       const item = state.items[index] as AssistantItem;
       return replaceAt(state, index, { ...item, text: item.text + text(params.text) });
     }
-    case "tool.start":
+    case "tool.start": {
+      const start = params as Partial<ToolStartParams>;
       return push(closeAnswer(state), {
         kind: "tool",
-        callId: text(params.tool_call_id),
-        name: text(params.name),
-        args: text(params.arguments),
-        before: params.before === null || typeof params.before === "string"
-          ? params.before
-          : undefined,
+        callId: text(start.tool_call_id),
+        name: text(start.name),
+        args: text(start.arguments),
         status: "running",
       });
+    }
     case "tool.complete":
       return toolComplete(state, params);
     case "message.complete":
@@ -272,7 +291,9 @@ function notification(
   }
 }
 
-function toolComplete(state: ChatState, params: Record<string, unknown>): ChatState {
+/** The wire's params, read defensively: any of them may be missing. */
+function toolComplete(state: ChatState, wire: Record<string, unknown>): ChatState {
+  const params = wire as Partial<ToolCompleteParams>;
   const callId = text(params.tool_call_id);
   const index = state.items.findLastIndex((item) =>
     item.kind === "tool" && item.callId === callId && item.status === "running"
@@ -285,6 +306,7 @@ function toolComplete(state: ChatState, params: Record<string, unknown>): ChatSt
     durationMs: typeof params.duration_ms === "number" ? params.duration_ms : undefined,
     output: typeof params.output === "string" ? params.output : undefined,
     outputTruncated: params.output_truncated === true,
+    before: params.before === null || typeof params.before === "string" ? params.before : undefined,
   };
   if (index < 0) {
     return push(state, {
@@ -298,7 +320,8 @@ function toolComplete(state: ChatState, params: Record<string, unknown>): ChatSt
   return replaceAt(state, index, { ...(state.items[index] as ToolItem), ...done });
 }
 
-function messageComplete(state: ChatState, params: Record<string, unknown>): ChatState {
+function messageComplete(state: ChatState, wire: Record<string, unknown>): ChatState {
+  const params = wire as Partial<MessageCompleteParams>;
   let next: ChatState = { ...closeAnswer(state), running: false, approval: null };
   const answered = next.items.some((item, i) =>
     i >= lastUserIndex(next) && item.kind === "assistant" && item.text !== ""

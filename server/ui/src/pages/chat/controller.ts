@@ -2,8 +2,8 @@
  * One chat over `/api/ws`: opens a session (`session.start`, fresh or
  * resumed), sends lines (`session.send`, text and slash commands alike) and
  * handles what they answer, relays the session's notifications to the
- * chat state, interrupts, and answers approvals. Components read its
- * {@link ChatView} through `useChat` (use_chat.ts).
+ * chat state, interrupts, and answers approvals. ChatPage reads its
+ * {@link ChatView} through `subscribe` (its `useChatView` hook).
  */
 
 import { errorMessage } from "../../lib/api.ts";

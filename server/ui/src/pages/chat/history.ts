@@ -4,16 +4,23 @@
  * lines, answers, and each tool call with the result stored for it. Pure.
  */
 
+import type { MessageView } from "../../../../../core/sessions/views.ts";
 import type { NewItem, ToolItem } from "./chat_state.ts";
 
-/** A stored message, as the API gives it. */
-export interface StoredMessage {
-  id: number;
-  role: "system" | "user" | "assistant" | "tool";
-  content: string | null;
-  tool_calls: { id: string; name: string; arguments: string }[] | null;
-  tool_call_id: string | null;
-  tool_name: string | null;
+/** A tool call as an assistant message stores it. */
+interface StoredCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The stored calls of a message that are well formed (the store keeps them as JSON). */
+function storedCalls(calls: unknown[] | null): StoredCall[] {
+  return (calls ?? []).filter((call): call is StoredCall => {
+    const entry = call as Partial<StoredCall> | null;
+    return typeof entry?.id === "string" && typeof entry.name === "string" &&
+      typeof entry.arguments === "string";
+  });
 }
 
 /** Whether a stored tool result reads as a failure (an error, a non-zero exit). */
@@ -40,7 +47,7 @@ function failureOf(content: string | null): string | null {
  * historyItems([{ id: 1, role: "user", content: "hi", ... }], 0); // [{ kind: "user", text: "hi" }]
  * ```
  */
-export function historyItems(messages: StoredMessage[], earlier: number): NewItem[] {
+export function historyItems(messages: MessageView[], earlier: number): NewItem[] {
   const items: NewItem[] = [];
   const tools = new Map<string, Omit<ToolItem, "id">>();
   if (earlier > 0) {
@@ -57,7 +64,7 @@ export function historyItems(messages: StoredMessage[], earlier: number): NewIte
       if (message.content) {
         items.push({ kind: "assistant", text: message.content, streaming: false });
       }
-      for (const call of message.tool_calls ?? []) {
+      for (const call of storedCalls(message.tool_calls)) {
         const item: Omit<ToolItem, "id"> = {
           kind: "tool",
           callId: call.id,

@@ -5,17 +5,7 @@
  */
 
 import { api } from "../../lib/api.ts";
-import type { StoredMessage } from "./history.ts";
-
-/** A stored session, as far as the chat shows it. */
-export interface RecentSession {
-  id: string;
-  title: string | null;
-  preview: string | null;
-  source: string;
-  last_active: number;
-  message_count: number;
-}
+import type { MessageView, SessionView } from "../../../../../core/sessions/views.ts";
 
 /** How many sessions the side list shows. */
 export const RECENT_LIMIT = 20;
@@ -24,8 +14,8 @@ export const RECENT_LIMIT = 20;
 export async function recentSessions(
   profile: string,
   signal?: AbortSignal,
-): Promise<RecentSession[]> {
-  const answer = await api<{ sessions: RecentSession[] }>("GET", "/api/sessions", {
+): Promise<SessionView[]> {
+  const answer = await api<{ sessions: SessionView[] }>("GET", "/api/sessions", {
     query: { limit: RECENT_LIMIT },
     profile,
     signal,
@@ -34,7 +24,7 @@ export async function recentSessions(
 }
 
 /** The name to show for a session: its title, else its first line, else its id. */
-export function sessionLabel(session: RecentSession): string {
+export function sessionLabel(session: Pick<SessionView, "id" | "title" | "preview">): string {
   const first = session.preview?.split("\n")[0]?.trim();
   return session.title || first || session.id;
 }
@@ -57,8 +47,8 @@ export const HISTORY_LIMIT = 200;
 export async function loadHistory(
   id: string,
   profile: string,
-): Promise<{ messages: StoredMessage[]; total: number }> {
-  return await api<{ messages: StoredMessage[]; total: number }>(
+): Promise<{ messages: MessageView[]; total: number }> {
+  return await api<{ messages: MessageView[]; total: number }>(
     "GET",
     `/api/sessions/${encodeURIComponent(id)}/messages`,
     { query: { order: "latest", limit: HISTORY_LIMIT }, profile },

@@ -60,8 +60,8 @@ export interface FileEdit {
 
 /**
  * The edit a `patch` (its old and new text) or a `write_file` (the file
- * before, from `tool.start`, and the new content) made; null for other
- * tools, or a write whose old text is not known.
+ * before, from `tool.complete` once the write went ahead, and the new
+ * content) made; null for other tools, or a write whose old text is not known.
  */
 export function fileEdit(item: ToolItem): FileEdit | null {
   const args = parseObject(item.args);

@@ -13,11 +13,12 @@ import { formatFull, formatWhen, sessionName } from "./format.ts";
 import { MESSAGE_PAGE, MessageList } from "./messages.tsx";
 import { DeleteDialog, RenameDialog } from "./dialogs.tsx";
 import { exportSession } from "./export.ts";
-import type { MessagesPage, SessionSummary } from "./types.ts";
+import type { SessionView } from "../../../../../core/sessions/views.ts";
+import type { MessagesPage } from "../../../../../core/usecases/sessions.ts";
 
 /** What the page loads first: the summary and the first page of messages. */
 interface Opened {
-  session: SessionSummary;
+  session: SessionView;
   page: MessagesPage;
   /** The message to open at is not in the session (any more). */
   lost: boolean;
@@ -34,7 +35,7 @@ export function SessionDetail(props: { id: string; around?: number }) {
         signal,
       });
     const [summary, opened] = await Promise.all([
-      api<{ session: SessionSummary }>("GET", path, { signal }),
+      api<{ session: SessionView }>("GET", path, { signal }),
       firstPage(props.around).then(
         (page) => ({ page, lost: false }),
         async (failed) => {
@@ -48,7 +49,7 @@ export function SessionDetail(props: { id: string; around?: number }) {
     ]);
     return { session: summary.session, ...opened };
   }, [props.id, props.around, profile]);
-  const [session, setSession] = useState<SessionSummary>();
+  const [session, setSession] = useState<SessionView>();
   const [dialog, setDialog] = useState<"rename" | "delete">();
   const shown = session?.id === props.id ? session : data?.session;
 

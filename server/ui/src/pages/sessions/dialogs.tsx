@@ -3,18 +3,28 @@
 import { useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../../lib/api.ts";
 import { navigate } from "../../lib/router.ts";
-import { Button, Dialog, Link, toast } from "../../components/ui.tsx";
+import { MAX_SESSION_TITLE_CHARS } from "../../../../../core/sessions/titles.ts";
+import type { SessionView } from "../../../../../core/sessions/views.ts";
+import {
+  Button,
+  ConfirmDialog,
+  Dialog,
+  Field,
+  fieldErrorId,
+  fieldHintId,
+  Link,
+  toast,
+} from "../../components/ui.tsx";
 import { sessionName } from "./format.ts";
-import type { SessionSummary } from "./types.ts";
 
 /**
  * Asks for a new title and saves it (`PATCH /api/sessions/:id`); a title
  * another session has, or one the server refuses, is shown at the field.
  */
 export function RenameDialog(props: {
-  session: SessionSummary;
+  session: SessionView;
   onClose: () => void;
-  onRenamed: (session: SessionSummary) => void;
+  onRenamed: (session: SessionView) => void;
 }) {
   const [title, setTitle] = useState(props.session.title ?? "");
   const [error, setError] = useState<unknown>();
@@ -24,7 +34,7 @@ export function RenameDialog(props: {
     setSaving(true);
     setError(undefined);
     try {
-      const answer = await api<{ session: SessionSummary }>(
+      const answer = await api<{ session: SessionView }>(
         "PATCH",
         `/api/sessions/${encodeURIComponent(props.session.id)}`,
         { body: { title } },
@@ -41,34 +51,35 @@ export function RenameDialog(props: {
   return (
     <Dialog title="Rename the session" onClose={props.onClose}>
       <form onSubmit={submit}>
-        <label class="field">
-          <span>Title</span>
+        <Field
+          id="sessions-rename"
+          label="Title"
+          hint={`Unique in this profile, one line, at most ${MAX_SESSION_TITLE_CHARS} characters.`}
+          error={error !== undefined && (
+            <>
+              {errorMessage(error)}
+              {other && (
+                <>
+                  {" "}
+                  <Link href={`/sessions/${encodeURIComponent(other)}`}>Open that session</Link>
+                </>
+              )}
+            </>
+          )}
+        >
           <input
+            id="sessions-rename"
             type="text"
             value={title}
-            maxLength={200}
+            maxLength={MAX_SESSION_TITLE_CHARS}
             autoFocus
             aria-invalid={error !== undefined}
-            aria-describedby="sessions-rename-hint sessions-rename-error"
+            aria-describedby={`${fieldHintId("sessions-rename")} ${
+              fieldErrorId("sessions-rename")
+            }`}
             onInput={(event) => setTitle((event.currentTarget as HTMLInputElement).value)}
           />
-        </label>
-        <p id="sessions-rename-hint" class="field-hint sessions-hint">
-          Unique in this profile, one line, at most 100 characters.
-        </p>
-        {error !== undefined && (
-          <p id="sessions-rename-error" class="sessions-field-error" role="alert">
-            {errorMessage(error)}
-            {other && (
-              <>
-                {" "}
-                <Link href={`/sessions/${encodeURIComponent(other)}`}>
-                  Open that session
-                </Link>
-              </>
-            )}
-          </p>
-        )}
+        </Field>
         <div class="dialog-actions">
           <Button onClick={props.onClose}>Cancel</Button>
           <Button type="submit" variant="primary" disabled={saving}>
@@ -81,38 +92,27 @@ export function RenameDialog(props: {
 }
 
 /** Asks before deleting a session, then deletes it and goes back to the list. */
-export function DeleteDialog(props: { session: SessionSummary; onClose: () => void }) {
-  const [error, setError] = useState<unknown>();
-  const [deleting, setDeleting] = useState(false);
+export function DeleteDialog(props: { session: SessionView; onClose: () => void }) {
   const name = sessionName(props.session);
-  const confirm = async () => {
-    setDeleting(true);
-    try {
-      await api("DELETE", `/api/sessions/${encodeURIComponent(props.session.id)}`);
-      toast(`Deleted “${name}”`);
-      props.onClose();
-      navigate("/sessions");
-    } catch (caught) {
-      setError(caught);
-      setDeleting(false);
-    }
-  };
   const count = props.session.message_count;
   return (
-    <Dialog title="Delete the session?" onClose={props.onClose}>
+    <ConfirmDialog
+      title="Delete the session?"
+      confirmLabel="Delete session"
+      busyLabel="Deleting…"
+      danger
+      onConfirm={async () => {
+        await api("DELETE", `/api/sessions/${encodeURIComponent(props.session.id)}`);
+        toast(`Deleted “${name}”`);
+        navigate("/sessions");
+      }}
+      onClose={props.onClose}
+    >
       <p>
         “{name}” and its {count}{" "}
         message{count === 1 ? "" : "s"}, transcript and request dumps are removed for good. Export
         it first to keep a copy.
       </p>
-      {error !== undefined && <p class="sessions-field-error" role="alert">{errorMessage(error)}
-      </p>}
-      <div class="dialog-actions">
-        <Button onClick={props.onClose} autoFocus>Cancel</Button>
-        <Button variant="danger" onClick={confirm} disabled={deleting}>
-          {deleting ? "Deleting…" : "Delete session"}
-        </Button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }

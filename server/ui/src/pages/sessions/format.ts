@@ -1,6 +1,10 @@
-/** Small text helpers of the Sessions page: times, names and the words of a query. */
+/**
+ * Small text helpers of the Sessions page: times, names, the words of a
+ * query and Markdown read as plain text.
+ */
 
-import type { SessionSummary } from "./types.ts";
+import { inlineText, parseInline } from "../../../../../core/text/markdown_inline.ts";
+import type { SessionView } from "../../../../../core/sessions/views.ts";
 
 // Formatters are made once: making one per message would cost more than the message.
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -23,7 +27,7 @@ export function formatFull(time: number | string): string {
 }
 
 /** What to call a session: its title, else its first words, else its id. */
-export function sessionName(session: Pick<SessionSummary, "id" | "title" | "preview">): string {
+export function sessionName(session: Pick<SessionView, "id" | "title" | "preview">): string {
   return session.title || session.preview || session.id;
 }
 
@@ -67,4 +71,32 @@ export function excerpt(text: string, terms: string[], max: number): string {
   return `${start > 0 ? "…" : ""}${flat.slice(start, start + max)}${
     start + max < flat.length ? "…" : ""
   }`;
+}
+
+const FENCE = /^\s{0,3}(```|~~~)/;
+const BLOCK_MARKERS = /^\s{0,3}(?:#{1,6}\s+|>\s?)+/;
+const LIST_MARKER = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?/;
+
+/**
+ * Markdown as the text it reads as, for a one-line excerpt: the markers of
+ * emphasis, code, links, headings, quotes and list items dropped, fence
+ * lines left out (the code inside them kept as written).
+ *
+ * @example
+ * plainText("## Plan\n- the **three** `baskets`"); // "Plan\nthe three baskets"
+ */
+export function plainText(markdown: string): string {
+  const lines: string[] = [];
+  let fenced = false;
+  for (const line of markdown.split(/\r?\n|\r/)) {
+    if (FENCE.test(line)) {
+      fenced = !fenced;
+      continue;
+    }
+    if (fenced) lines.push(line);
+    else {lines.push(
+        inlineText(parseInline(line.replace(BLOCK_MARKERS, "").replace(LIST_MARKER, ""))),
+      );}
+  }
+  return lines.join("\n");
 }

@@ -10,7 +10,7 @@ import { navigate } from "../../lib/router.ts";
 import { Button, Empty, ErrorNote, Link, Loading, PageHeader } from "../../components/ui.tsx";
 import { formatFull, formatWhen, sessionName } from "./format.ts";
 import { SearchResults } from "./search.tsx";
-import type { SessionSummary } from "./types.ts";
+import type { SessionView } from "../../../../../core/sessions/views.ts";
 
 const PAGE = 50;
 
@@ -46,7 +46,7 @@ export function SessionIndex(props: { query: string }) {
 /** The profile's sessions, newest first, with "Show more". */
 function SessionList() {
   const profile = useProfile();
-  const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  const [sessions, setSessions] = useState<SessionView[]>([]);
   const [state, setState] = useState<"loading" | "idle" | "done">("loading");
   const [error, setError] = useState<unknown>();
   const [attempt, setAttempt] = useState(0);
@@ -58,7 +58,7 @@ function SessionList() {
     setState("loading");
     setError(undefined);
     try {
-      const answer = await api<{ sessions: SessionSummary[] }>("GET", "/api/sessions", {
+      const answer = await api<{ sessions: SessionView[] }>("GET", "/api/sessions", {
         query: { limit: PAGE, offset },
         signal,
       });
@@ -107,7 +107,7 @@ function SessionList() {
   );
 }
 
-function SessionRow(props: { session: SessionSummary }) {
+function SessionRow(props: { session: SessionView }) {
   const { session } = props;
   const name = sessionName(session);
   return (

@@ -8,7 +8,7 @@
 import { Component } from "preact";
 import { Markdown } from "../../components/Markdown.tsx";
 import { formatFull, formatWhen, roleLabel } from "./format.ts";
-import type { StoredMessage } from "./types.ts";
+import type { MessageView } from "../../../../../core/sessions/views.ts";
 
 /** Characters of a message's text rendered before "Show all". */
 const TEXT_LIMIT = 20_000;
@@ -17,7 +17,7 @@ const TOOL_LIMIT = 4_000;
 
 /** Props of {@link MessageItem}. */
 export interface MessageItemProps {
-  message: StoredMessage;
+  message: MessageView;
   /** The message a search hit opened the session at. */
   target: boolean;
 }
@@ -81,7 +81,7 @@ export class MessageItem extends Component<MessageItemProps, { whole: boolean }>
     );
   }
 
-  #text(message: StoredMessage) {
+  #text(message: MessageView) {
     const text = message.content ?? "";
     if (text === "") return null;
     const cut = !this.state.whole && text.length > TEXT_LIMIT;
@@ -104,7 +104,7 @@ export class MessageItem extends Component<MessageItemProps, { whole: boolean }>
     );
   }
 
-  #toolResult(message: StoredMessage) {
+  #toolResult(message: MessageView) {
     const text = message.content ?? "";
     const cut = !this.state.whole && text.length > TOOL_LIMIT;
     return (

@@ -16,7 +16,8 @@ import { api } from "../../lib/api.ts";
 import { ErrorNote } from "../../components/ui.tsx";
 import { Heights } from "./heights.ts";
 import { MessageItem } from "./message.tsx";
-import type { MessagesPage, StoredMessage } from "./types.ts";
+import type { MessageView } from "../../../../../core/sessions/views.ts";
+import type { MessagesPage } from "../../../../../core/usecases/sessions.ts";
 
 /** Messages fetched at a time. */
 export const MESSAGE_PAGE = 100;
@@ -42,7 +43,7 @@ export interface MessageListProps {
 /** Everything the list keeps between renders (it changes too often for state). */
 interface ListModel {
   heights: Heights;
-  messages: (StoredMessage | undefined)[];
+  messages: (MessageView | undefined)[];
   requested: Set<number>;
   /** The item at the top of the view and how far the view starts below its top. */
   anchor: { index: number; delta: number };
@@ -66,7 +67,7 @@ interface ListModel {
 }
 
 function createModel(initial: MessagesPage, target: number | undefined): ListModel {
-  const messages = new Array<StoredMessage | undefined>(initial.total);
+  const messages = new Array<MessageView | undefined>(initial.total);
   initial.messages.forEach((message, i) => (messages[initial.start + i] = message));
   const found = target === undefined
     ? -1

@@ -9,9 +9,16 @@ import { api } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
 import { Empty, ErrorNote, Link, Loading } from "../../components/ui.tsx";
-import { excerpt, formatFull, formatWhen, queryTerms, roleLabel } from "./format.ts";
+import { excerpt, formatFull, formatWhen, plainText, queryTerms, roleLabel } from "./format.ts";
 import { Highlight } from "./highlight.tsx";
-import type { SearchAnswer, SearchHit, SearchMessage } from "./types.ts";
+import type {
+  DiscoveryHit,
+  SearchMessage,
+  SessionSearchResult,
+} from "../../../../../core/sessions/views.ts";
+
+/** `GET /api/sessions/search` with a query: the discovery shape. */
+type SearchAnswer = Extract<SessionSearchResult, { shape: "discovery" }>;
 
 /** Characters of a message shown in a result (the match gets more). */
 const CONTEXT_CHARS = 240;
@@ -39,6 +46,7 @@ export function SearchResults(props: { query: string }) {
       <p class="muted sessions-count" role="status">
         {data.count === 1 ? "1 session matches" : `${data.count} sessions match`} “{props.query}”
         {data.count === 10 ? " (the 10 best)" : ""}
+        {data.omitted ? `; ${data.omitted} more left out to keep the answer small` : ""}
       </p>
       <ol class="sessions-hits" aria-label="Search results">
         {data.results.map((hit) => <HitCard key={hit.session_id} hit={hit} terms={terms} />)}
@@ -47,14 +55,14 @@ export function SearchResults(props: { query: string }) {
   );
 }
 
-function HitCard(props: { hit: SearchHit; terms: string[] }) {
+function HitCard(props: { hit: DiscoveryHit; terms: string[] }) {
   const { hit, terms } = props;
   const open = `/sessions/${encodeURIComponent(hit.session_id)}?around=${hit.match_message_id}`;
+  // A bookend message that is also in the window (or in both bookends) is shown once.
   const shown = new Set(hit.messages.map((message) => message.id));
   const start = hit.bookend_start.filter((message) => !shown.has(message.id));
-  const end = hit.bookend_end.filter((message) =>
-    !shown.has(message.id) && !start.includes(message)
-  );
+  for (const message of start) shown.add(message.id);
+  const end = hit.bookend_end.filter((message) => !shown.has(message.id));
   const name = hit.title || hit.session_id;
   return (
     <li class="card sessions-hit">
@@ -107,7 +115,13 @@ function Bookend(props: { label: string; messages: SearchMessage[]; terms: strin
 
 function HitMessage(props: { message: SearchMessage; terms: string[]; match: boolean }) {
   const { message, terms, match } = props;
-  const text = excerpt(message.content ?? "", terms, match ? MATCH_CHARS : CONTEXT_CHARS);
+  // What people and the model wrote is Markdown, shown as the text it reads as; tool output as is.
+  const content = message.content ?? "";
+  const text = excerpt(
+    message.role === "tool" ? content : plainText(content),
+    terms,
+    match ? MATCH_CHARS : CONTEXT_CHARS,
+  );
   return (
     <li
       class={`sessions-hit-msg role-${message.role}${match ? " is-match" : ""}`}
@@ -116,6 +130,11 @@ function HitMessage(props: { message: SearchMessage; terms: string[]; match: boo
       <span class="sessions-hit-role">{roleLabel(message.role, message.tool_name)}</span>
       <span class="sessions-hit-text">
         {text ? <Highlight text={text} terms={terms} /> : <em class="muted">(no text)</em>}
+        {message.truncated && (
+          <span class="muted sessions-cut" title="Shortened to fit the search result">
+            {" "}(shortened)
+          </span>
+        )}
       </span>
     </li>
   );

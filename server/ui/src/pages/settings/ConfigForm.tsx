@@ -12,7 +12,16 @@ import { useMemo, useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Button, ErrorNote, Link, Loading, toast } from "../../components/ui.tsx";
+import {
+  Button,
+  ErrorNote,
+  Field,
+  fieldErrorId,
+  fieldHintId,
+  Link,
+  Loading,
+  toast,
+} from "../../components/ui.tsx";
 import {
   changedValues,
   type Draft,
@@ -22,8 +31,10 @@ import {
   formLayout,
   valueAt,
 } from "./config_form.ts";
-import { CodeText, Field, hintId, ListEditor, Switch } from "./fields.tsx";
-import type { ConfigSaved, ConfigView, ConfigWarning, JsonSchema } from "./types.ts";
+import { CodeText, ListEditor, Switch } from "./fields.tsx";
+import type { ConfigWarning } from "../../../../../core/config/load.ts";
+import type { ConfigView } from "../../../../../core/usecases/config.ts";
+import type { ConfigSaved, JsonSchema } from "./types.ts";
 
 let schemaCache: JsonSchema | undefined;
 
@@ -253,8 +264,8 @@ function FieldControl(props: {
   const { field, draft, onChange } = props;
   const id = fieldId(field.key);
   const described = [
-    field.description || field.default !== undefined ? hintId(id) : "",
-    props.error ? `${id}-error` : "",
+    field.description || field.default !== undefined ? fieldHintId(id) : "",
+    props.error ? fieldErrorId(id) : "",
   ]
     .filter(Boolean).join(" ") || undefined;
   const hint = (
@@ -293,7 +304,7 @@ function FieldControl(props: {
         <Field
           id={id}
           label={field.label}
-          name={field.key}
+          code={field.key}
           hint={hint}
           error={props.error}
           warning={props.warning}
@@ -374,7 +385,7 @@ function FieldControl(props: {
     <Field
       id={id}
       label={field.label}
-      name={field.key}
+      code={field.key}
       hint={hint}
       error={props.error}
       warning={props.warning}

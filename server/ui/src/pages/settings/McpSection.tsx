@@ -10,15 +10,32 @@ import { useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Button, Dialog, Empty, ErrorNote, Loading, toast } from "../../components/ui.tsx";
-import { Badge, Field, Switch } from "./fields.tsx";
-import type { McpCatalogEntry, McpServer, McpTestResult } from "./types.ts";
+import {
+  Button,
+  ConfirmDialog,
+  Dialog,
+  Empty,
+  ErrorNote,
+  Field,
+  fieldHintId,
+  Loading,
+  toast,
+} from "../../components/ui.tsx";
+import { Badge, Switch } from "./fields.tsx";
+import type { McpServerView } from "../../../../../core/mcp/servers.ts";
+import type {
+  McpCatalogEntryView,
+  McpCatalogView,
+  McpServersView,
+} from "../../../../../core/usecases/mcp.ts";
+import type { McpTestResult } from "./types.ts";
+import { type Pair, PairsEditor, pairsRecord } from "./PairsEditor.tsx";
 
 /** The MCP section of the selected profile. */
 export function McpSection() {
   const profile = useProfile();
   const servers = useAsync(
-    (signal) => api<{ servers: McpServer[] }>("GET", "/api/mcp/servers", { signal }),
+    (signal) => api<McpServersView>("GET", "/api/mcp/servers", { signal }),
     [profile],
   );
   const [adding, setAdding] = useState(false);
@@ -77,21 +94,28 @@ export function McpSection() {
   );
 }
 
-function McpRow(props: { server: McpServer; onRemove: () => void }) {
+function McpRow(props: { server: McpServerView; onRemove: () => void }) {
   const { server } = props;
   const [enabled, setEnabled] = useState(server.enabled);
+  const [switching, setSwitching] = useState(false);
   const [testing, setTesting] = useState(false);
   const [result, setResult] = useState<McpTestResult | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
   const path = `/api/mcp/servers/${encodeURIComponent(server.name)}`;
 
+  // The switch moves at once and goes back when the server refuses; it waits while a change is sent.
   const toggle = async (next: boolean) => {
+    setEnabled(next);
+    setSwitching(true);
+    setFailure(null);
     try {
       await api("PUT", `${path}/enabled`, { body: { enabled: next } });
-      setEnabled(next);
       toast(`${server.name} ${next ? "enabled" : "disabled"}`);
     } catch (error) {
-      toast(errorMessage(error), "error");
+      setEnabled(!next);
+      setFailure(error);
+    } finally {
+      setSwitching(false);
     }
   };
   const test = async () => {
@@ -120,6 +144,7 @@ function McpRow(props: { server: McpServer; onRemove: () => void }) {
           label={`Enable ${server.name}`}
           hideLabel
           checked={enabled}
+          disabled={switching}
           onChange={toggle}
         />
       </div>
@@ -163,26 +188,13 @@ function McpRow(props: { server: McpServer; onRemove: () => void }) {
   );
 }
 
-/** `NAME=value` lines (or `Name: value` for headers) as a record; blank lines skipped. */
-function pairs(text: string, separator: "=" | ":"): Record<string, string> | string {
-  const record: Record<string, string> = {};
-  for (const [index, raw] of text.split("\n").entries()) {
-    const line = raw.trim();
-    if (!line) continue;
-    const at = line.indexOf(separator);
-    if (at <= 0) return `Line ${index + 1} is not "name${separator}value"`;
-    record[line.slice(0, at).trim()] = line.slice(at + 1).trim();
-  }
-  return record;
-}
-
 function AddServerDialog(props: { onClose: () => void; onAdded: () => void }) {
   const [name, setName] = useState("");
   const [transport, setTransport] = useState<"stdio" | "http">("stdio");
   const [command, setCommand] = useState("");
   const [args, setArgs] = useState("");
   const [url, setUrl] = useState("");
-  const [extra, setExtra] = useState("");
+  const [extra, setExtra] = useState<Pair[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
@@ -193,7 +205,7 @@ function AddServerDialog(props: { onClose: () => void; onAdded: () => void }) {
     if (!name.trim()) found.name = "Give the server a name, like github";
     if (transport === "stdio" && !command.trim()) found.command = "Give the command that starts it";
     if (transport === "http" && !url.trim()) found.url = "Give the server's URL";
-    const extras = pairs(extra, transport === "stdio" ? "=" : ":");
+    const extras = pairsRecord(extra, transport === "stdio" ? "env" : "headers");
     if (typeof extras === "string") found.extra = extras;
     setErrors(found);
     setFailure(null);
@@ -299,17 +311,17 @@ function AddServerDialog(props: { onClose: () => void; onAdded: () => void }) {
           id="mcp-extra"
           label={transport === "stdio" ? "Environment (optional)" : "Headers (optional)"}
           hint={transport === "stdio"
-            ? "NAME=value, one a line. Secret values are stored in .env."
-            : "Name: value, one a line. Credentials are stored in .env."}
+            ? "Variables the server's process gets. Secret values are stored in .env."
+            : "Headers sent with every request. Credentials are stored in .env."}
           error={errors.extra}
         >
-          <textarea
+          <PairsEditor
             id="mcp-extra"
-            rows={2}
-            spellcheck={false}
-            autoComplete="off"
-            value={extra}
-            onInput={(event) => setExtra((event.currentTarget as HTMLTextAreaElement).value)}
+            label={transport === "stdio" ? "Environment" : "Headers"}
+            kind={transport === "stdio" ? "env" : "headers"}
+            pairs={extra}
+            describedBy={fieldHintId("mcp-extra")}
+            onChange={setExtra}
           />
         </Field>
         {failure !== null && <ErrorNote error={failure} />}
@@ -325,41 +337,33 @@ function AddServerDialog(props: { onClose: () => void; onAdded: () => void }) {
 }
 
 function RemoveDialog(props: { name: string; onClose: () => void; onRemoved: () => void }) {
-  const [failure, setFailure] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await api("DELETE", `/api/mcp/servers/${encodeURIComponent(props.name)}`);
-      toast(`Removed ${props.name}`);
-      props.onRemoved();
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
-    <Dialog title={`Remove ${props.name}?`} onClose={props.onClose}>
+    <ConfirmDialog
+      title={`Remove ${props.name}?`}
+      confirmLabel="Remove"
+      busyLabel="Removing…"
+      danger
+      onConfirm={async () => {
+        await api("DELETE", `/api/mcp/servers/${encodeURIComponent(props.name)}`);
+        toast(`Removed ${props.name}`);
+        props.onRemoved();
+      }}
+      onClose={props.onClose}
+    >
       <p>
         The server is removed from config.yaml; secrets it stored in .env stay there (delete them on
         the Secrets tab).
       </p>
-      {failure !== null && <ErrorNote error={failure} />}
-      <div class="dialog-actions">
-        <Button onClick={props.onClose}>Cancel</Button>
-        <Button variant="danger" onClick={remove} disabled={busy}>Remove</Button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
 function Catalog(props: { onInstalled: () => void }) {
   const catalog = useAsync(
-    (signal) => api<{ entries: McpCatalogEntry[] }>("GET", "/api/mcp/catalog", { signal }),
+    (signal) => api<McpCatalogView>("GET", "/api/mcp/catalog", { signal }),
     [],
   );
-  const [installing, setInstalling] = useState<McpCatalogEntry | null>(null);
+  const [installing, setInstalling] = useState<McpCatalogEntryView | null>(null);
   return (
     <section class="settings-catalog" aria-labelledby="mcp-catalog">
       <h2 id="mcp-catalog">Catalog</h2>
@@ -403,7 +407,7 @@ function Catalog(props: { onInstalled: () => void }) {
 }
 
 function InstallDialog(
-  props: { entry: McpCatalogEntry; onClose: () => void; onInstalled: () => void },
+  props: { entry: McpCatalogEntryView; onClose: () => void; onInstalled: () => void },
 ) {
   const { entry } = props;
   const [serverName, setServerName] = useState(entry.name);

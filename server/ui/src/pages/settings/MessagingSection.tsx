@@ -12,9 +12,14 @@ import { useState } from "preact/hooks";
 import { api, errorMessage } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Button, ErrorNote, Loading, toast } from "../../components/ui.tsx";
-import { Badge, Field, ListEditor, Switch } from "./fields.tsx";
-import type { ConfigView, Platform, PlatformTest } from "./types.ts";
+import { Button, ErrorNote, Field, Loading, toast } from "../../components/ui.tsx";
+import { Badge, ListEditor, Switch } from "./fields.tsx";
+import type { ConfigView } from "../../../../../core/usecases/config.ts";
+import type {
+  PlatformStatusView,
+  PlatformsView,
+  PlatformTestView,
+} from "../../../../../core/usecases/messaging.ts";
 
 /** What config.yaml says about one platform. */
 interface PlatformConfig {
@@ -28,7 +33,7 @@ export function MessagingSection() {
   const profile = useProfile();
   const state = useAsync(async (signal) => {
     const [list, config] = await Promise.all([
-      api<{ platforms: Platform[] }>("GET", "/api/messaging/platforms", { signal }),
+      api<PlatformsView>("GET", "/api/messaging/platforms", { signal }),
       api<ConfigView>("GET", "/api/config", { signal }),
     ]);
     return {
@@ -58,16 +63,18 @@ export function MessagingSection() {
   );
 }
 
-function statusOf(platform: Platform): { kind: "ok" | "warn" | "error"; text: string } {
+function statusOf(platform: PlatformStatusView): { kind: "ok" | "warn" | "error"; text: string } {
   if (!platform.configured) return { kind: "warn", text: "needs setup" };
   if (!platform.well_formed) return { kind: "error", text: "check the tokens" };
   return { kind: "ok", text: "configured" };
 }
 
-function PlatformCard(props: { platform: Platform; config: PlatformConfig; onSaved: () => void }) {
+function PlatformCard(
+  props: { platform: PlatformStatusView; config: PlatformConfig; onSaved: () => void },
+) {
   const { platform } = props;
   const [open, setOpen] = useState(false);
-  const [test, setTest] = useState<PlatformTest | null>(null);
+  const [test, setTest] = useState<PlatformTestView | null>(null);
   const [testing, setTesting] = useState(false);
   const status = statusOf(platform);
   const runTest = async () => {
@@ -75,7 +82,7 @@ function PlatformCard(props: { platform: Platform; config: PlatformConfig; onSav
     setTest(null);
     try {
       setTest(
-        await api<PlatformTest>(
+        await api<PlatformTestView>(
           "POST",
           `/api/messaging/platforms/${encodeURIComponent(platform.id)}/test`,
         ),
@@ -131,7 +138,7 @@ function PlatformCard(props: { platform: Platform; config: PlatformConfig; onSav
   );
 }
 
-function TestResult(props: { test: PlatformTest; platform: Platform }) {
+function TestResult(props: { test: PlatformTestView; platform: PlatformStatusView }) {
   const { test } = props;
   const label = (name: string) =>
     props.platform.env.find((variable) => variable.name === name)?.label ?? name;
@@ -155,7 +162,7 @@ function TestResult(props: { test: PlatformTest; platform: Platform }) {
 }
 
 function SetupForm(
-  props: { id: string; platform: Platform; config: PlatformConfig; onSaved: () => void },
+  props: { id: string; platform: PlatformStatusView; config: PlatformConfig; onSaved: () => void },
 ) {
   const { platform } = props;
   const [enabled, setEnabled] = useState(platform.enabled);
@@ -211,7 +218,7 @@ function SetupForm(
             key={variable.name}
             id={id}
             label={`${variable.label}${variable.required ? "" : " (optional)"}`}
-            name={variable.name}
+            code={variable.name}
             hint={`${where}. ${variable.hint}`}
           >
             <input
@@ -247,7 +254,7 @@ function SetupForm(
       <Field
         id={`platform-${platform.id}-users`}
         label="Allowed users"
-        name={key("allowed_users")}
+        code={key("allowed_users")}
         hint="Platform user ids allowed to talk to the agent; empty means the platform's default policy."
       >
         <ListEditor
@@ -260,7 +267,7 @@ function SetupForm(
       <Field
         id={`platform-${platform.id}-channel`}
         label="Home channel"
-        name={key("home_channel")}
+        code={key("home_channel")}
         hint="Chat or channel id that receives notifications (cron results, ...)."
       >
         <input

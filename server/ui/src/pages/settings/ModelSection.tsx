@@ -11,24 +11,25 @@ import { useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Button, ErrorNote, Loading, toast } from "../../components/ui.tsx";
-import { Badge, Field } from "./fields.tsx";
+import { Button, ErrorNote, Field, Loading, toast } from "../../components/ui.tsx";
+import { Badge } from "./fields.tsx";
 import type {
-  AuxiliarySlot,
-  ModelInfo,
-  ModelOptions,
-  ModelSaved,
-  ProviderOption,
-} from "./types.ts";
+  AuxiliaryModelsView,
+  AuxiliaryView,
+  ModelInfoView,
+  ModelOptionsView,
+  ModelSetResult,
+  ProviderOptionView,
+} from "../../../../../core/usecases/model.ts";
 
 /** The model section of the selected profile. */
 export function ModelSection() {
   const profile = useProfile();
   const state = useAsync(async (signal) => {
     const [info, options, auxiliary] = await Promise.all([
-      api<ModelInfo>("GET", "/api/model/info", { signal }),
-      api<ModelOptions>("GET", "/api/model/options", { signal }),
-      api<{ tasks: AuxiliarySlot[] }>("GET", "/api/model/auxiliary", { signal }),
+      api<ModelInfoView>("GET", "/api/model/info", { signal }),
+      api<ModelOptionsView>("GET", "/api/model/options", { signal }),
+      api<AuxiliaryModelsView>("GET", "/api/model/auxiliary", { signal }),
     ]);
     return { info, options, tasks: auxiliary.tasks };
   }, [profile]);
@@ -53,12 +54,12 @@ export function ModelSection() {
   );
 }
 
-function providerLabel(provider: ProviderOption): string {
+function providerLabel(provider: ProviderOptionView): string {
   if (provider.key_present) return `${provider.label} · key set`;
   return provider.keyless ? provider.label : `${provider.label} · no key yet`;
 }
 
-function keyHint(provider: ProviderOption): string {
+function keyHint(provider: ProviderOptionView): string {
   const where = `Stored in .env as ${provider.key_env}.`;
   if (provider.keyless) {
     return `Optional for this provider. ${where}${provider.key_present ? " A key is set." : ""}`;
@@ -68,7 +69,9 @@ function keyHint(provider: ProviderOption): string {
   }`;
 }
 
-function MainModel(props: { info: ModelInfo; providers: ProviderOption[]; onSaved: () => void }) {
+function MainModel(
+  props: { info: ModelInfoView; providers: ProviderOptionView[]; onSaved: () => void },
+) {
   const { info } = props;
   const initialBaseUrl = info.base_url_source === "config" ? info.base_url ?? "" : "";
   const [provider, setProvider] = useState(info.provider ?? "");
@@ -102,7 +105,7 @@ function MainModel(props: { info: ModelInfo; providers: ProviderOption[]; onSave
     if (Object.keys(found).length > 0 || !changed) return;
     setSaving(true);
     try {
-      const saved = await api<ModelSaved>("POST", "/api/model/set", { body });
+      const saved = await api<ModelSetResult>("POST", "/api/model/set", { body });
       toast(
         saved.secrets.length > 0
           ? `Saved the model; the key is stored in .env as ${saved.secrets.join(", ")}`
@@ -198,13 +201,13 @@ function MainModel(props: { info: ModelInfo; providers: ProviderOption[]; onSave
 }
 
 function Auxiliary(
-  props: { tasks: AuxiliarySlot[]; providers: ProviderOption[]; onSaved: () => void },
+  props: { tasks: AuxiliaryView[]; providers: ProviderOptionView[]; onSaved: () => void },
 ) {
   const [extra, setExtra] = useState<string[]>([]);
   const [name, setName] = useState("");
   const [nameError, setNameError] = useState<string | null>(null);
   const known = new Set(props.tasks.map((slot) => slot.task));
-  const added: AuxiliarySlot[] = extra.filter((task) => !known.has(task)).map((task) => ({
+  const added: AuxiliaryView[] = extra.filter((task) => !known.has(task)).map((task) => ({
     task,
     configured: { provider: null, model: null, base_url: null, timeout: null, api_key_set: false },
     resolved: null,
@@ -257,7 +260,7 @@ function Auxiliary(
 }
 
 function AuxiliaryRow(
-  props: { slot: AuxiliarySlot; providers: ProviderOption[]; onSaved: () => void },
+  props: { slot: AuxiliaryView; providers: ProviderOptionView[]; onSaved: () => void },
 ) {
   const { slot } = props;
   const [open, setOpen] = useState(false);
@@ -280,7 +283,7 @@ function AuxiliaryRow(
           {open ? "Close" : "Edit"}
         </Button>
       </div>
-      {slot.note && <p class="settings-field-warning">{slot.note}</p>}
+      {slot.note && <p class="field-warning">{slot.note}</p>}
       {open && (
         <AuxiliaryForm
           slot={slot}
@@ -296,7 +299,7 @@ function AuxiliaryRow(
 }
 
 function AuxiliaryForm(
-  props: { slot: AuxiliarySlot; providers: ProviderOption[]; onSaved: () => void },
+  props: { slot: AuxiliaryView; providers: ProviderOptionView[]; onSaved: () => void },
 ) {
   const { slot } = props;
   const before = {
@@ -361,7 +364,7 @@ function AuxiliaryForm(
       <Field
         id={id("provider")}
         label="Provider"
-        name={key("provider")}
+        code={key("provider")}
         error={errors[key("provider")]}
       >
         <select id={id("provider")} value={values.provider} onChange={set("provider")}>
@@ -372,7 +375,7 @@ function AuxiliaryForm(
           ))}
         </select>
       </Field>
-      <Field id={id("model")} label="Model" name={key("model")} error={errors[key("model")]}>
+      <Field id={id("model")} label="Model" code={key("model")} error={errors[key("model")]}>
         <input
           id={id("model")}
           type="text"
@@ -385,7 +388,7 @@ function AuxiliaryForm(
       <Field
         id={id("base_url")}
         label="Base URL"
-        name={key("base_url")}
+        code={key("base_url")}
         error={errors[key("base_url")]}
       >
         <input
@@ -401,7 +404,7 @@ function AuxiliaryForm(
       <Field
         id={id("api_key")}
         label="API key"
-        name={key("api_key")}
+        code={key("api_key")}
         error={errors[key("api_key")]}
         hint={slot.configured.api_key_set
           ? "A key is set for this slot; type a new one to replace it. Stored in .env."
@@ -419,7 +422,7 @@ function AuxiliaryForm(
       <Field
         id={id("timeout")}
         label="Timeout (seconds)"
-        name={key("timeout")}
+        code={key("timeout")}
         error={errors[key("timeout")]}
       >
         <input

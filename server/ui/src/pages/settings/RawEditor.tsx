@@ -14,7 +14,8 @@ import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
 import { Button, ErrorNote, Loading, toast } from "../../components/ui.tsx";
 import { offsetOf } from "./config_form.ts";
-import type { ConfigWarning, RawConfig, RawConfigSaved } from "./types.ts";
+import type { ConfigWarning } from "../../../../../core/config/load.ts";
+import type { RawConfigSaved, RawConfigView } from "../../../../../core/usecases/config.ts";
 
 /** Pixels per line of the editor (the CSS sets the same line height). */
 const LINE_HEIGHT = 20;
@@ -33,7 +34,7 @@ interface ParseProblem {
 export function RawEditor() {
   const profile = useProfile();
   const state = useAsync(
-    (signal) => api<RawConfig>("GET", "/api/config/raw", { signal }),
+    (signal) => api<RawConfigView>("GET", "/api/config/raw", { signal }),
     [profile],
   );
   if (state.error) return <ErrorNote error={state.error} onRetry={state.reload} />;
@@ -43,7 +44,7 @@ export function RawEditor() {
   );
 }
 
-function EditorBody(props: { raw: RawConfig; reload: () => void }) {
+function EditorBody(props: { raw: RawConfigView; reload: () => void }) {
   const [text, setText] = useState(props.raw.text);
   const [version, setVersion] = useState(props.raw.version);
   const [saved, setSaved] = useState(props.raw.text);

@@ -11,9 +11,17 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Button, Dialog, Empty, ErrorNote, Loading, toast } from "../../components/ui.tsx";
-import { Field } from "./fields.tsx";
-import type { EnvList, EnvVariable } from "./types.ts";
+import {
+  Button,
+  ConfirmDialog,
+  Dialog,
+  Empty,
+  ErrorNote,
+  Field,
+  Loading,
+  toast,
+} from "../../components/ui.tsx";
+import type { EnvListView, EnvVariableView } from "../../../../../core/usecases/env.ts";
 
 /** How long a revealed value stays on screen. */
 export const REVEAL_SECONDS = 30;
@@ -21,7 +29,7 @@ export const REVEAL_SECONDS = 30;
 /** The secrets section of the selected profile. */
 export function SecretsSection() {
   const profile = useProfile();
-  const state = useAsync((signal) => api<EnvList>("GET", "/api/env", { signal }), [profile]);
+  const state = useAsync((signal) => api<EnvListView>("GET", "/api/env", { signal }), [profile]);
   const [editing, setEditing] = useState<{ name: string; replace: boolean } | null>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
   return (
@@ -84,7 +92,7 @@ export function SecretsSection() {
 }
 
 function SecretRow(
-  props: { variable: EnvVariable; onReplace: () => void; onDelete: () => void },
+  props: { variable: EnvVariableView; onReplace: () => void; onDelete: () => void },
 ) {
   const { variable } = props;
   const [value, setValue] = useState<string | null>(null);
@@ -230,32 +238,24 @@ function SecretDialog(
 }
 
 function DeleteDialog(props: { name: string; onClose: () => void; onDeleted: () => void }) {
-  const [failure, setFailure] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await api("DELETE", "/api/env", { body: { key: props.name } });
-      toast(`Deleted ${props.name} from .env`);
-      props.onDeleted();
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
-    <Dialog title={`Delete ${props.name}?`} onClose={props.onClose}>
+    <ConfirmDialog
+      title={`Delete ${props.name}?`}
+      confirmLabel="Delete"
+      busyLabel="Deleting…"
+      danger
+      onConfirm={async () => {
+        await api("DELETE", "/api/env", { body: { key: props.name } });
+        toast(`Deleted ${props.name} from .env`);
+        props.onDeleted();
+      }}
+      onClose={props.onClose}
+    >
       <p>
         <code>{props.name}</code>{" "}
         will be removed from .env. Anything that reads it (a provider, a platform, a config{" "}
         <code>{"${...}"}</code> reference) stops working until you set it again.
       </p>
-      {failure !== null && <ErrorNote error={failure} />}
-      <div class="dialog-actions">
-        <Button onClick={props.onClose}>Cancel</Button>
-        <Button variant="danger" onClick={remove} disabled={busy}>Delete</Button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }

@@ -1,7 +1,7 @@
 /**
  * Small controls the Settings sections share: an on/off switch, a list
- * editor, a status badge, text with `code` spans, and one field's frame
- * (label, control, hint, error).
+ * editor, a status badge and text with `code` spans. A field's frame
+ * (label, control, hint, error) is components/ui.tsx's `Field`.
  *
  * @module
  */
@@ -98,49 +98,4 @@ export function CodeText(props: { text: string }) {
   const parts = props.text.split("`");
   return <>{parts.map((part, index) => index % 2 === 1 ? <code key={index}>{part}</code> : part)}
   </>;
-}
-
-/** The id of the hint under a field. */
-export function hintId(id: string): string {
-  return `${id}-hint`;
-}
-
-/** One field: label, control, hint and (when the server or the form says so) its error. */
-export function Field(props: {
-  id: string;
-  label: string;
-  /** The config key or variable, shown beside the label. */
-  name?: string;
-  hint?: ComponentChildren;
-  error?: string | null;
-  warning?: string | null;
-  /** For a switch, whose own label names it: the label is not repeated, the key sits beside it. */
-  inlineLabel?: boolean;
-  children: ComponentChildren;
-}) {
-  return (
-    <div class={`settings-field ${props.error ? "settings-field-invalid" : ""}`}>
-      {props.inlineLabel
-        ? (
-          <div class="settings-field-head">
-            {props.children}
-            {props.name && <code class="settings-field-key">{props.name}</code>}
-          </div>
-        )
-        : (
-          <>
-            <div class="settings-field-head">
-              <label for={props.id}>{props.label}</label>
-              {props.name && <code class="settings-field-key">{props.name}</code>}
-            </div>
-            {props.children}
-          </>
-        )}
-      {props.hint && <p class="field-hint" id={hintId(props.id)}>{props.hint}</p>}
-      {props.warning && <p class="settings-field-warning">{props.warning}</p>}
-      {props.error && (
-        <p class="settings-field-error" id={`${props.id}-error`} role="alert">{props.error}</p>
-      )}
-    </div>
-  );
 }

@@ -5,19 +5,19 @@
  * what it refuses is shown at the field it is about.
  */
 
-import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Button, Dialog, Loading } from "../../components/ui.tsx";
-import type { Bundle, Skill } from "./types.ts";
+import { Button, Dialog, Field, fieldErrorId, fieldHintId, Loading } from "../../components/ui.tsx";
+import type { BundleView } from "../../../../../core/skills/views.ts";
+import type { SkillList } from "../../../../../core/usecases/skills.ts";
 
 /** Where an error the server gave belongs. */
-type Field = "name" | "skills" | "form";
+type Place = "name" | "skills" | "form";
 
 /** The field a refused save is about, and what to tell the person there. */
-function placeError(error: unknown): { field: Field; message: string } {
+function placeError(error: unknown): { field: Place; message: string } {
   if (!(error instanceof ApiError)) return { field: "form", message: errorMessage(error) };
   if (error.code === "bundle_exists") {
     return {
@@ -41,7 +41,7 @@ function placeError(error: unknown): { field: Field; message: string } {
   if (error.code === "bad_request") {
     // The body's schema names each field that does not fit: `name: must not be empty`.
     const first = /^(name|skills)(?:\.\d+)?: (.*?)(?:;|$)/.exec(String(error.details.issues ?? ""));
-    if (first) return { field: first[1] as Field, message: `The ${first[1]} ${first[2]}.` };
+    if (first) return { field: first[1] as Place, message: `The ${first[1]} ${first[2]}.` };
   }
   return { field: "form", message: error.message };
 }
@@ -52,34 +52,16 @@ const NAME_HINT = (
   </>
 );
 
-/** A labelled field with its hint and, when the server refused it, the reason. */
-function Field(props: {
-  id: string;
-  label: string;
-  hint: ComponentChildren;
-  error?: ComponentChildren;
-  children: ComponentChildren;
-}) {
-  return (
-    <div class="skills-field">
-      <label for={props.id}>{props.label}</label>
-      {props.children}
-      <small id={`${props.id}-hint`} class="field-hint">{props.hint}</small>
-      {props.error}
-    </div>
-  );
-}
-
 /** The create form (no `bundle`) or the edit form of `bundle`. */
 export function BundleForm(props: {
-  bundle?: Bundle;
+  bundle?: BundleView;
   onClose: () => void;
-  onSaved: (bundle: Bundle) => void;
+  onSaved: (bundle: BundleView) => void;
 }) {
   const editing = props.bundle;
   const profile = useProfile();
   const skills = useAsync(
-    (signal) => api<{ skills: Skill[] }>("GET", "/api/skills", { signal }),
+    (signal) => api<SkillList>("GET", "/api/skills", { signal }),
     [profile],
   );
   const [name, setName] = useState(editing?.name ?? "");
@@ -87,7 +69,7 @@ export function BundleForm(props: {
   const [instruction, setInstruction] = useState(editing?.instruction ?? "");
   const [picked, setPicked] = useState<string[]>(editing ? [...editing.skills] : []);
   const [filter, setFilter] = useState("");
-  const [problem, setProblem] = useState<{ field: Field; message: string }>();
+  const [problem, setProblem] = useState<{ field: Place; message: string }>();
   const [saving, setSaving] = useState(false);
 
   const toggle = (ref: string) =>
@@ -100,10 +82,14 @@ export function BundleForm(props: {
     const body = { name, description, skills: picked, instruction };
     try {
       const answer = editing
-        ? await api<{ bundle: Bundle }>("PUT", `/api/bundles/${encodeURIComponent(editing.slug)}`, {
-          body,
-        })
-        : await api<{ bundle: Bundle }>("POST", "/api/bundles", { body });
+        ? await api<{ bundle: BundleView }>(
+          "PUT",
+          `/api/bundles/${encodeURIComponent(editing.slug)}`,
+          {
+            body,
+          },
+        )
+        : await api<{ bundle: BundleView }>("POST", "/api/bundles", { body });
       props.onSaved(answer.bundle);
     } catch (error) {
       setProblem(placeError(error));
@@ -113,7 +99,7 @@ export function BundleForm(props: {
 
   const installed = skills.data?.skills ?? [];
   // A bundle may name a skill by slug or by folder path (`dev/review`).
-  const refOf = (skill: Skill) =>
+  const refOf = (skill: SkillList["skills"][number]) =>
     picked.find((ref) => ref === skill.slug || ref.toLowerCase() === skill.path.toLowerCase()) ??
       skill.slug;
   const known = new Set(installed.map(refOf));
@@ -131,14 +117,12 @@ export function BundleForm(props: {
   ].filter((option) =>
     picked.includes(option.ref) || matches(`${option.ref} ${option.label} ${option.hint}`)
   );
-  const error = (field: Field) =>
-    problem?.field === field
-      ? (
-        <p id={`bundle-${field}-error`} class="skills-field-error" role="alert">
-          {problem.message}
-        </p>
-      )
-      : null;
+  const messageAt = (place: Place) => problem?.field === place ? problem.message : undefined;
+  /** The refusal of the skills or of the whole form, where it belongs. */
+  const note = (place: "skills" | "form") =>
+    problem?.field === place && (
+      <p id={`bundle-${place}-error`} class="field-error" role="alert">{problem.message}</p>
+    );
 
   return (
     <Dialog
@@ -147,7 +131,7 @@ export function BundleForm(props: {
       class="skills-dialog"
     >
       <form onSubmit={submit} noValidate>
-        <Field id="bundle-name" label="Name" hint={NAME_HINT} error={error("name")}>
+        <Field id="bundle-name" label="Name" hint={NAME_HINT} error={messageAt("name")}>
           <input
             id="bundle-name"
             type="text"
@@ -155,7 +139,7 @@ export function BundleForm(props: {
             required
             autoFocus
             aria-invalid={problem?.field === "name"}
-            aria-describedby="bundle-name-hint bundle-name-error"
+            aria-describedby={`${fieldHintId("bundle-name")} ${fieldErrorId("bundle-name")}`}
             onInput={(event) => setName((event.currentTarget as HTMLInputElement).value)}
           />
         </Field>
@@ -164,7 +148,7 @@ export function BundleForm(props: {
             id="bundle-description"
             type="text"
             value={description}
-            aria-describedby="bundle-description-hint"
+            aria-describedby={fieldHintId("bundle-description")}
             onInput={(event) => setDescription((event.currentTarget as HTMLInputElement).value)}
           />
         </Field>
@@ -197,7 +181,7 @@ export function BundleForm(props: {
             onInput={(event) => setFilter((event.currentTarget as HTMLInputElement).value)}
           />
           {skills.error !== undefined && (
-            <p class="skills-field-error">{errorMessage(skills.error)}</p>
+            <p class="field-error" role="alert">{errorMessage(skills.error)}</p>
           )}
           {skills.loading && !skills.data
             ? <Loading label="Loading skills…" />
@@ -219,7 +203,7 @@ export function BundleForm(props: {
                 {options.length === 0 && <li class="muted">No skill matches.</li>}
               </ul>
             )}
-          {error("skills")}
+          {note("skills")}
         </fieldset>
         <Field
           id="bundle-instruction"
@@ -230,11 +214,11 @@ export function BundleForm(props: {
             id="bundle-instruction"
             rows={3}
             value={instruction}
-            aria-describedby="bundle-instruction-hint"
+            aria-describedby={fieldHintId("bundle-instruction")}
             onInput={(event) => setInstruction((event.currentTarget as HTMLTextAreaElement).value)}
           />
         </Field>
-        {error("form")}
+        {note("form")}
         <div class="dialog-actions">
           <Button onClick={props.onClose}>Cancel</Button>
           <Button type="submit" variant="primary" disabled={saving}>

@@ -5,30 +5,38 @@
  */
 
 import { useState } from "preact/hooks";
-import { api, errorMessage } from "../../lib/api.ts";
+import { api } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Button, Dialog, Empty, ErrorNote, Link, Loading, toast } from "../../components/ui.tsx";
+import {
+  Button,
+  ConfirmDialog,
+  Empty,
+  ErrorNote,
+  Link,
+  Loading,
+  toast,
+} from "../../components/ui.tsx";
 import { BundleForm } from "./bundle_form.tsx";
-import type { Bundle, CatalogWarning } from "./types.ts";
+import type { BundleView } from "../../../../../core/skills/views.ts";
+import type { BundleList } from "../../../../../core/usecases/bundles.ts";
 import { CatalogWarnings } from "./warnings.tsx";
 
-type Editing = { mode: "create" } | { mode: "edit"; bundle: Bundle } | {
+type Editing = { mode: "create" } | { mode: "edit"; bundle: BundleView } | {
   mode: "delete";
-  bundle: Bundle;
+  bundle: BundleView;
 };
 
 /** The bundles, and the dialogs that change them. */
 export function BundleList() {
   const profile = useProfile();
   const { data, error, loading, reload } = useAsync(
-    (signal) =>
-      api<{ bundles: Bundle[]; warnings: CatalogWarning[] }>("GET", "/api/bundles", { signal }),
+    (signal) => api<BundleList>("GET", "/api/bundles", { signal }),
     [profile],
   );
   const [editing, setEditing] = useState<Editing>();
   const close = () => setEditing(undefined);
-  const saved = (bundle: Bundle, verb: string) => {
+  const saved = (bundle: BundleView, verb: string) => {
     close();
     reload();
     const skipped = [...bundle.missing, ...bundle.unavailable];
@@ -94,7 +102,7 @@ export function BundleList() {
   );
 }
 
-function BundleCard(props: { bundle: Bundle; onEdit: () => void; onDelete: () => void }) {
+function BundleCard(props: { bundle: BundleView; onEdit: () => void; onDelete: () => void }) {
   const { bundle } = props;
   const missing = new Set(bundle.missing);
   const unavailable = new Set(bundle.unavailable);
@@ -135,31 +143,24 @@ function BundleCard(props: { bundle: Bundle; onEdit: () => void; onDelete: () =>
   );
 }
 
-function DeleteBundleDialog(props: { bundle: Bundle; onClose: () => void; onDeleted: () => void }) {
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const confirm = async () => {
-    setBusy(true);
-    try {
-      await api("DELETE", `/api/bundles/${encodeURIComponent(props.bundle.slug)}`);
-      props.onDeleted();
-    } catch (caught) {
-      setError(caught);
-      setBusy(false);
-    }
-  };
+function DeleteBundleDialog(
+  props: { bundle: BundleView; onClose: () => void; onDeleted: () => void },
+) {
   return (
-    <Dialog title={`Delete the bundle ${props.bundle.command}?`} onClose={props.onClose}>
+    <ConfirmDialog
+      title={`Delete the bundle ${props.bundle.command}?`}
+      confirmLabel="Delete bundle"
+      busyLabel="Deleting…"
+      danger
+      onConfirm={async () => {
+        await api("DELETE", `/api/bundles/${encodeURIComponent(props.bundle.slug)}`);
+        props.onDeleted();
+      }}
+      onClose={props.onClose}
+    >
       <p>
         Its file <code>{props.bundle.file}</code> is deleted; the skills it loads stay installed.
       </p>
-      {error !== undefined && <p class="skills-field-error" role="alert">{errorMessage(error)}</p>}
-      <div class="dialog-actions">
-        <Button onClick={props.onClose} autoFocus>Cancel</Button>
-        <Button variant="danger" onClick={confirm} disabled={busy}>
-          {busy ? "Deleting…" : "Delete bundle"}
-        </Button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }

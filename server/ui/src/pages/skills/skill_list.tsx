@@ -4,8 +4,10 @@ import { useMemo, useState } from "preact/hooks";
 import { api } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Empty, ErrorNote, Link, Loading } from "../../components/ui.tsx";
-import { type CatalogWarning, originLabel, type Skill } from "./types.ts";
+import { Button, Empty, ErrorNote, Link, Loading } from "../../components/ui.tsx";
+import type { SkillView } from "../../../../../core/skills/views.ts";
+import type { SkillList as SkillListAnswer } from "../../../../../core/usecases/skills.ts";
+import { originLabel } from "./origin.ts";
 import { CatalogWarnings } from "./warnings.tsx";
 
 /** The category filter's value for skills without one. */
@@ -15,12 +17,12 @@ const UNCATEGORISED = "\u0000none";
 export function SkillList() {
   const profile = useProfile();
   const { data, error, loading, reload } = useAsync(
-    (signal) =>
-      api<{ skills: Skill[]; warnings: CatalogWarning[] }>("GET", "/api/skills", { signal }),
+    (signal) => api<SkillListAnswer>("GET", "/api/skills", { signal }),
     [profile],
   );
   const [filter, setFilter] = useState("");
-  const [category, setCategory] = useState<string>();
+  // The category picked is the picking profile's: another profile starts with all its skills.
+  const [picked, setPicked] = useState<{ profile: string; category: string }>();
   const skills = data?.skills ?? [];
   const categories = useMemo(() => {
     const counts = new Map<string, number>();
@@ -30,6 +32,16 @@ export function SkillList() {
     }
     return [...counts].sort(([a], [b]) => a.localeCompare(b));
   }, [skills]);
+  const category =
+    picked?.profile === profile && categories.some(([key]) => key === picked.category)
+      ? picked.category
+      : undefined;
+  const setCategory = (key: string | undefined) =>
+    setPicked(key === undefined ? undefined : { profile, category: key });
+  const clear = () => {
+    setFilter("");
+    setCategory(undefined);
+  };
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
   const shown = skills.filter((skill) => {
     if (category !== undefined && (skill.category ?? UNCATEGORISED) !== category) return false;
@@ -79,7 +91,12 @@ export function SkillList() {
           </Empty>
         )
         : shown.length === 0
-        ? <Empty>No skill matches this filter.</Empty>
+        ? (
+          <Empty>
+            <p>No skill matches this filter.</p>
+            <Button onClick={clear}>Clear the filter</Button>
+          </Empty>
+        )
         : (
           <ul class="skills-grid" aria-label="Skills">
             {shown.map((skill) => <SkillCard key={skill.dir} skill={skill} />)}
@@ -104,7 +121,7 @@ function CategoryButton(
   );
 }
 
-function SkillCard(props: { skill: Skill }) {
+function SkillCard(props: { skill: SkillView }) {
   const { skill } = props;
   return (
     <li class={`card skills-card${skill.available ? "" : " unavailable"}`}>
@@ -112,9 +129,12 @@ function SkillCard(props: { skill: Skill }) {
         <span class="skills-card-name">{skill.name}</span>
       </Link>
       <div class="skills-card-meta">
-        {skill.command && <code>{skill.command}</code>}
-        {skill.category && <span class="skills-tag">{skill.category}</span>}
-        <span class="skills-tag muted">{originLabel(skill.origin)}</span>
+        {skill.command && <code class="skills-tag skills-tag-code">{skill.command}</code>}
+        {/* The category and the origin wrap together, never the origin alone. */}
+        <span class="skills-card-tags">
+          {skill.category && <span class="skills-tag">{skill.category}</span>}
+          <span class="skills-tag muted">{originLabel(skill.origin)}</span>
+        </span>
       </div>
       <p class="skills-card-description">
         {skill.description || <em class="muted">No description</em>}

@@ -5,14 +5,15 @@ import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
 import { ErrorNote, Link, Loading } from "../../components/ui.tsx";
 import { Markdown } from "../../components/Markdown.tsx";
-import { originLabel, type SkillDetail } from "./types.ts";
+import type { ShownSkill } from "../../../../../core/usecases/skills.ts";
+import { originLabel } from "./origin.ts";
 
 /** The skill called `name` (slug, name or folder path). */
 export function SkillView(props: { name: string }) {
   const profile = useProfile();
   const { data, error, loading, reload } = useAsync(
     (signal) =>
-      api<{ skill: SkillDetail }>("GET", `/api/skills/${encodeURIComponent(props.name)}`, {
+      api<ShownSkill>("GET", `/api/skills/${encodeURIComponent(props.name)}`, {
         signal,
       }),
     [props.name, profile],

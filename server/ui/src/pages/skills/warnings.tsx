@@ -1,6 +1,6 @@
 /** Files the catalog skipped, listed so they can be fixed. */
 
-import type { CatalogWarning } from "./types.ts";
+import type { CatalogWarning } from "../../../../../core/skills/catalog.ts";
 
 /** A note listing skipped skill or bundle files; nothing when there are none. */
 export function CatalogWarnings(props: { warnings: CatalogWarning[] | undefined }) {
