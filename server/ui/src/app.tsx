@@ -5,7 +5,7 @@
  */
 
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "./lib/api.ts";
 import { isTokenRefused, onTokenRefused } from "./lib/auth_state.ts";
 import { setProfile, useProfile } from "./lib/profile.ts";
@@ -147,7 +147,9 @@ function usePhoneMenu(path: string) {
   const returnTo = useRef<"button" | "main">("button");
   const wasOpen = useRef(false);
   useEffect(() => setOpen(false), [path]);
-  useEffect(() => {
+  // A layout effect: the focus moves in the same frame the panel opens or closes, before anyone
+  // (a person or a test) can act on the page in between.
+  useLayoutEffect(() => {
     if (open) {
       returnTo.current = "button";
       const links = nav.current?.querySelectorAll<HTMLElement>("a");
