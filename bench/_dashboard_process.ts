@@ -6,8 +6,8 @@
  * @module
  */
 
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startDashboardProcess as startHerald } from "../tests/e2e/_herald.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -31,8 +31,8 @@ export interface DashboardProcessOptions {
 }
 
 /**
- * Starts `deno run --allow-all cli/main.ts dashboard --no-open --port 0` and
- * resolves once it prints `listening on <url>`.
+ * Starts `herald dashboard --no-open --port 0` from source (the tests' own
+ * starter, tests/e2e/_herald.ts) and resolves once it prints its URL.
  *
  * @example
  * ```ts
@@ -43,63 +43,40 @@ export interface DashboardProcessOptions {
 export async function startDashboardProcess(
   options: DashboardProcessOptions,
 ): Promise<DashboardProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      join(ROOT, "cli/main.ts"),
-      "dashboard",
-      "--no-open",
-      "--port",
-      "0",
-    ],
+  const dashboard = await startHerald({
+    home: options.home,
     cwd: ROOT,
     env: {
-      HERALD_HOME: options.home,
-      NO_COLOR: "1",
       ...(options.token ? { HERALD_DASHBOARD_SESSION_TOKEN: options.token } : {}),
       ...options.env,
     },
-    stdout: "piped",
     stderr: "inherit",
-    stdin: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  });
+  // Keep draining stdout so the process never blocks on a full pipe.
+  dashboard.restOfStdout().catch(() => {});
+  const url = new URL(dashboard.url);
+  url.hash = "";
+  url.search = "";
+  url.pathname = "/";
+  return {
+    child: dashboard.child,
+    url,
+    rssMb: () => readRssMb(dashboard.child.pid),
+    [Symbol.asyncDispose]: () => dashboard[Symbol.asyncDispose](),
+  };
+}
+
+/** The first line `stream` carries (the port or URL a started server prints). */
+export async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
   while (!text.includes("\n")) {
     const { value, done } = await reader.read();
     if (done) break;
     text += value;
   }
-  // Keep draining stdout so the process never blocks on a full pipe.
-  (async () => {
-    while (!(await reader.read().catch(() => ({ done: true }))).done) {
-      // Discard.
-    }
-  })();
-  const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // Already gone.
-    }
-    await child.status;
-  };
-  const match = /listening on (\S+)/.exec(text);
-  if (!match) {
-    await stop();
-    throw new Error(`herald dashboard did not start: ${JSON.stringify(text.split("\n")[0])}`);
-  }
-  const url = new URL(match[1]);
-  url.hash = "";
-  url.search = "";
-  url.pathname = "/";
-  return {
-    child,
-    url,
-    rssMb: () => readRssMb(child.pid),
-    [Symbol.asyncDispose]: stop,
-  };
+  reader.releaseLock();
+  return text.split("\n")[0];
 }
 
 /** The resident set size of process `pid` in MB (VmRSS of /proc/<pid>/status). */

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+export { CHROMIUM, launchChromium } from "../tests/ui/_browser.ts";
 
 // bench/ is type-checked with Deno's libraries, without the DOM's (which would change the
 // types of the whole program), so the functions that run in the page describe the few browser
@@ -54,43 +55,6 @@ interface ResourceEntry {
 
 /** The desktop screen the issue names. */
 export const DESKTOP = { width: 1280, height: 800 } as const;
-
-/** Where Chromium is: `HERALD_CHROMIUM`, else Debian's or Chrome's usual paths. */
-export function findChromium(): string | undefined {
-  const given = Deno.env.get("HERALD_CHROMIUM");
-  if (given) return given;
-  for (const path of ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]) {
-    try {
-      if (Deno.statSync(path).isFile) return path;
-    } catch {
-      // Not installed there.
-    }
-  }
-  return undefined;
-}
-
-/** Launches headless Chromium with the flags the browser tests use. */
-export async function launchChromium(): Promise<Browser> {
-  const executablePath = findChromium();
-  if (!executablePath) {
-    throw new Error(
-      "Chromium is not installed: apt-get install -y chromium (or set HERALD_CHROMIUM)",
-    );
-  }
-  return await chromium.launch({
-    executablePath,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-  });
-}
 
 /** One visit of a page, in ms from navigation start. */
 export interface VisitTimes {

@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UI_ASSETS } from "../server/ui_assets.gen.ts";
-import { startDashboardProcess } from "./_dashboard_process.ts";
+import { firstLine, startDashboardProcess } from "./_dashboard_process.ts";
 import { embeddedAppSizes } from "./_ui_assets.ts";
 
 const BENCH_TOKEN = "bench-token-0123456789abcdefghijklmnopqrstu";
@@ -36,18 +36,6 @@ export interface DashboardBenchResult {
   idleRssMb: number;
   /** RSS after /chat and its initial files were served once. */
   afterPageRssMb: number;
-}
-
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
-  reader.releaseLock();
-  return text.split("\n")[0];
 }
 
 async function startServer(mode: "bare" | "herald", home: string) {

@@ -27,11 +27,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UI_ASSETS } from "../server/ui_assets.gen.ts";
 import { type StartupSample, summariseTimes } from "./cli_startup.ts";
-import { startDashboardProcess } from "./_dashboard_process.ts";
+import { firstLine, startDashboardProcess } from "./_dashboard_process.ts";
 import { type EmbeddedAppSizes, embeddedAppSizes } from "./_ui_assets.ts";
 import {
+  CHROMIUM,
   DESKTOP,
-  findChromium,
   launchChromium,
   type LoadedResource,
   type VisitPair,
@@ -190,14 +190,7 @@ async function startBaselineServer(): Promise<{ url: string } & AsyncDisposable>
     stderr: "inherit",
     stdin: "null",
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
-  reader.releaseLock();
+  const text = await firstLine(child.stdout);
   child.stdout.cancel().catch(() => {});
   const stop = async () => {
     try {
@@ -207,7 +200,7 @@ async function startBaselineServer(): Promise<{ url: string } & AsyncDisposable>
     }
     await child.status;
   };
-  const port = Number(text.split("\n")[0]);
+  const port = Number(text);
   if (!Number.isInteger(port) || port <= 0) {
     await stop();
     throw new Error(`the baseline page server did not start: ${JSON.stringify(text)}`);
@@ -381,7 +374,7 @@ export function formatUiReport(result: UiBenchResult, heading: string): string {
  * skipped when Chromium is not installed.
  */
 export async function uiReport(runs: number, pairs: number, heading: string): Promise<string> {
-  if (!findChromium()) {
+  if (!CHROMIUM) {
     return `## Web app in Chromium (${heading})\n\nSkipped: Chromium is not installed ` +
       "(apt-get install -y chromium, or set HERALD_CHROMIUM).\n";
   }

@@ -30,6 +30,28 @@ export const CHROMIUM: string | undefined = Deno.env.get("HERALD_CHROMIUM") ?? f
  */
 export const NO_BROWSER: boolean = CHROMIUM === undefined && !Deno.env.get("CI");
 
+/** Launches headless Chromium the way the browser tests and the web app bench run it. */
+export async function launchChromium(): Promise<Browser> {
+  if (!CHROMIUM) {
+    throw new Error(
+      "Chromium is not installed: apt-get install -y chromium (or set HERALD_CHROMIUM)",
+    );
+  }
+  return await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
+  });
+}
+
 /** Where screenshots are written. */
 export const ARTIFACTS: string = join(REPO_ROOT, ".artifacts", "ui");
 
@@ -97,11 +119,6 @@ export interface UiRig extends AsyncDisposable {
 
 /** Starts the scripted model server, a dashboard on a free port and Chromium. */
 export async function startUiRig(options: UiRigOptions = {}): Promise<UiRig> {
-  if (!CHROMIUM) {
-    throw new Error(
-      "Chromium is not installed: apt-get install -y chromium (or set HERALD_CHROMIUM)",
-    );
-  }
   const home = await Deno.makeTempDir({ prefix: "herald-ui-" });
   const model = await startModelServer({ replies: options.replies ?? [] });
   const cleanups: (() => Promise<unknown>)[] = [
@@ -134,19 +151,7 @@ export async function startUiRig(options: UiRigOptions = {}): Promise<UiRig> {
       await child.status;
     };
     cleanups.push(() => stopDashboard());
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-    });
+    const browser = await launchChromium();
     cleanups.push(() => browser.close());
     const context = await browser.newContext({
       viewport: options.viewport ?? DESKTOP,
