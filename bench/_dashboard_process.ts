@@ -7,7 +7,7 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { startDashboardProcess as startHerald } from "../tests/e2e/_herald.ts";
+import { startDashboardProcess as startHerald } from "../tests/e2e/mod.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 

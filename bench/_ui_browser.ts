@@ -7,7 +7,7 @@
  */
 
 import type { Browser, Page } from "playwright-core";
-export { CHROMIUM, launchChromium } from "../tests/ui/_browser.ts";
+export { CHROMIUM, launchChromium } from "../tests/ui/mod.ts";
 
 // bench/ is type-checked with Deno's libraries, without the DOM's (which would change the
 // types of the whole program), so the functions that run in the page describe the few browser

@@ -1,0 +1,12 @@
+/**
+ * The end-to-end helpers for callers outside tests/e2e/ (the benches):
+ * see tests/e2e/_herald.ts.
+ *
+ * @module
+ */
+
+export {
+  type DashboardProcess,
+  type DashboardProcessOptions,
+  startDashboardProcess,
+} from "./_herald.ts";
