@@ -23,7 +23,6 @@ export interface AssetSize {
 
 /** The embedded app split into what the first load needs and what loads later. */
 export interface EmbeddedAppSizes {
-  document: AssetSize;
   /** Scripts and stylesheets the first load needs. */
   initial: AssetSize[];
   /** Scripts and stylesheets loaded on demand. */
@@ -40,23 +39,21 @@ const STATIC_IMPORT =
   /(?:^|[^\w$.])(?:import\s*(["'`])([^"'`]+)\1|(?:import|export)\s*[^;"'`()]*?\bfrom\s*(["'`])([^"'`]+)\3)/g;
 
 /**
- * Splits `assets` (server/ui_assets.gen.ts's `UI_ASSETS`) into the document,
- * the initial scripts and stylesheets, the lazy ones and other files.
+ * Splits `assets` (server/ui_assets.gen.ts's `UI_ASSETS`) into the initial
+ * scripts and stylesheets (those `page`, its `UI_PAGE`, names, and their
+ * static imports), the lazy ones and other files.
  *
  * @example
  * ```ts
- * import { UI_ASSETS } from "../server/ui_assets.gen.ts";
- * const sizes = await embeddedAppSizes(UI_ASSETS);
+ * import { UI_ASSETS, UI_PAGE } from "../server/ui_assets.gen.ts";
+ * const sizes = await embeddedAppSizes(UI_ASSETS, UI_PAGE);
  * console.log(sizes.initialGzipBytes / 1024, "KB gzipped before any lazy chunk");
  * ```
  */
 export async function embeddedAppSizes(
   assets: Readonly<Record<string, UiAsset>>,
+  page: string,
 ): Promise<EmbeddedAppSizes> {
-  const index = assets["/index.html"];
-  if (!index) {
-    throw new Error("server/ui_assets.gen.ts has no /index.html: run `deno task ui:build`");
-  }
   const sizeOf = (path: string): AssetSize => ({
     path,
     bytes: assets[path].size,
@@ -64,7 +61,7 @@ export async function embeddedAppSizes(
   });
   const text = async (path: string) => await gunzipText(assets[path].gzip);
 
-  const pending = htmlReferences(await text("/index.html")).filter((path) => path in assets);
+  const pending = htmlReferences(page).filter((path) => path in assets);
   const initial = new Set<string>();
   while (pending.length > 0) {
     const path = pending.pop()!;
@@ -77,13 +74,12 @@ export async function embeddedAppSizes(
     }
   }
   const code = (path: string) => path.endsWith(".js") || path.endsWith(".css");
-  const paths = Object.keys(assets).filter((path) => path !== "/index.html").sort();
+  const paths = Object.keys(assets).sort();
   const pick = (keep: (path: string) => boolean) => paths.filter(keep).map(sizeOf);
   const initialSizes = pick((path) => initial.has(path));
   const lazySizes = pick((path) => code(path) && !initial.has(path));
   const total = (list: AssetSize[]) => list.reduce((sum, asset) => sum + asset.gzipBytes, 0);
   return {
-    document: sizeOf("/index.html"),
     initial: initialSizes,
     lazy: lazySizes,
     other: pick((path) => !code(path) && !initial.has(path)),

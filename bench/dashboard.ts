@@ -9,7 +9,7 @@
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { UI_ASSETS } from "../server/ui_assets.gen.ts";
+import { UI_ASSETS, UI_PAGE } from "../server/ui_assets.gen.ts";
 import { firstLine, startDashboardProcess } from "./_dashboard_process.ts";
 import { embeddedAppSizes } from "./_ui_assets.ts";
 
@@ -110,7 +110,7 @@ async function dashboardRss(home: string): Promise<{ idleMb: number; afterPageMb
   await using dashboard = await startDashboardProcess({ home });
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const idleMb = await dashboard.rssMb();
-  const { initial } = await embeddedAppSizes(UI_ASSETS);
+  const { initial } = await embeddedAppSizes(UI_ASSETS, UI_PAGE);
   for (const path of ["/chat", ...initial.map((asset) => asset.path)]) {
     const response = await fetch(new URL(path, dashboard.url));
     if (!response.ok) throw new Error(`GET ${path} answered ${response.status}`);

@@ -25,7 +25,7 @@
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { UI_ASSETS } from "../server/ui_assets.gen.ts";
+import { UI_ASSETS, UI_PAGE } from "../server/ui_assets.gen.ts";
 import { type StartupSample, summariseTimes } from "./cli_startup.ts";
 import { firstLine, startDashboardProcess } from "./_dashboard_process.ts";
 import { type EmbeddedAppSizes, embeddedAppSizes } from "./_ui_assets.ts";
@@ -152,7 +152,7 @@ export async function benchUi(runs = 15, pairs = 1000): Promise<UiBenchResult> {
       const afterBenchMb = await dashboard.rssMb();
       return {
         chromium: browser.version(),
-        sizes: await embeddedAppSizes(UI_ASSETS),
+        sizes: await embeddedAppSizes(UI_ASSETS, UI_PAGE),
         downloaded: warmUp.resources.filter((file) => /\.(js|css)$/.test(file.path)),
         app: pageTimes("/chat", appVisits, typing),
         baseline: pageTimes("static page", baselineVisits, typing),

@@ -7,7 +7,9 @@
  * other binds the page takes it from the URL's `#token=`).
  *
  * The module is loaded on the first page request, not at start-up: a
- * dashboard nobody has opened keeps none of it in memory.
+ * dashboard nobody has opened keeps none of it in memory. The page itself
+ * is sent as plain text (it is under a kilobyte), so serving it starts no
+ * compression stream, which would cost the process a few MB for good.
  *
  * @module
  */
@@ -113,11 +115,9 @@ export function uiHandler(options: { token?: string }): UiHandler {
           },
         );
       }
-      return send(request, await page(wantsGzip), {
+      return send(request, page, {
         "Content-Type": "text/html; charset=utf-8",
         "Cache-Control": "no-store",
-        ...(wantsGzip ? { "Content-Encoding": "gzip" } : {}),
-        Vary: "Accept-Encoding",
       });
     },
   };
@@ -126,23 +126,20 @@ export function uiHandler(options: { token?: string }): UiHandler {
 /** The embedded app, unpacked: its assets and the page with the token filled in. */
 interface EmbeddedApp {
   assets: Map<string, ReadyAsset>;
-  page: (gzip: boolean) => Promise<Uint8Array>;
+  page: Uint8Array;
 }
 
 async function loadEmbeddedApp(token: string | undefined): Promise<EmbeddedApp> {
-  const { UI_ASSETS } = await importLazily<typeof import("./ui_assets.gen.ts")>(
+  const { UI_ASSETS, UI_PAGE } = await importLazily<typeof import("./ui_assets.gen.ts")>(
     "server/ui_assets.gen.ts",
   );
+  if (!UI_PAGE.includes(TOKEN_SLOT)) {
+    throw new Error("the embedded web app's page has no token slot: run `deno task ui:build`");
+  }
   const assets = new Map<string, ReadyAsset>();
   for (const [path, asset] of Object.entries(UI_ASSETS)) assets.set(path, unpack(asset));
-  const index = assets.get("/index.html");
-  if (!index) throw new Error("the embedded web app has no index.html: run `deno task ui:build`");
-  const html = new TextDecoder().decode(await gunzip(Uint8Array.fromBase64(index.packed)));
   const tokenTag = token ? `<meta name="herald-token" content="${escapeAttribute(token)}">` : "";
-  const plain = new TextEncoder().encode(html.replace(TOKEN_SLOT, tokenTag));
-  const gzipped = gzip(plain);
-  assets.delete("/index.html");
-  return { assets, page: async (wantsGzip) => (wantsGzip ? await gzipped : plain) };
+  return { assets, page: new TextEncoder().encode(UI_PAGE.replace(TOKEN_SLOT, tokenTag)) };
 }
 
 function send(request: Request, body: Uint8Array, headers: Record<string, string>): Response {
@@ -175,11 +172,6 @@ async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(
     new DecompressionStream("gzip"),
   );
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
-async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(new CompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 

@@ -120,3 +120,28 @@ Deno.test({
     await rig.screenshot("token-refused-after-restart");
   },
 });
+
+Deno.test({
+  name: "a page whose code is gone after an update says to reload, and Reload brings it back",
+  ignore: NO_BROWSER,
+  async fn() {
+    await using rig = await startUiRig({
+      // The browser logs the missing chunk itself.
+      allowConsole: [/status of 404/, /Failed to fetch dynamically imported module/],
+    });
+    const page = rig.page;
+    await page.getByRole("navigation", { name: "Pages" }).waitFor();
+    // The tab was opened before an update: the Settings page's chunk has another name now.
+    const chunk = /\/assets\/SettingsPage-[^/]+\.js$/;
+    await page.route(chunk, (route) => route.fulfill({ status: 404, body: "No such asset" }));
+    await page.getByRole("navigation").getByRole("link", { name: "Settings" }).click();
+    const alert = page.getByRole("main").getByRole("alert");
+    await alert.getByText("This page could not be loaded").waitFor();
+    assert.match(await alert.innerText(), /reload the page/);
+    await rig.screenshot("page-chunk-missing");
+
+    await page.unroute(chunk);
+    await alert.getByRole("button", { name: "Reload" }).click();
+    await page.getByRole("heading", { name: "Settings" }).waitFor();
+  },
+});

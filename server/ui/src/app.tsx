@@ -12,15 +12,21 @@ import { setProfile, useProfile } from "./lib/profile.ts";
 import { navigate, useRoute } from "./lib/router.ts";
 import { rpc, type RpcState } from "./lib/rpc.ts";
 import { Link, Toasts } from "./components/ui.tsx";
+import { lazyPage } from "./components/lazy_page.tsx";
 import { ChatPage } from "./pages/chat/ChatPage.tsx";
-import { SessionsPage } from "./pages/sessions.tsx";
-import { SkillsPage } from "./pages/skills.tsx";
-import { ProfilesPage } from "./pages/profiles.tsx";
 import { PROFILES_CHANGED_EVENT } from "./pages/profiles_api.ts";
-import { SettingsPage } from "./pages/settings/SettingsPage.tsx";
-import { TerminalPage } from "./pages/terminal.tsx";
-import { StatusPage } from "./pages/status.tsx";
 import { ComingPage } from "./pages/coming.tsx";
+
+// The chat, the page most visits start on, is in the first download; every other page is its
+// own chunk, fetched the first time it opens.
+const SessionsPage = lazyPage(() => import("./pages/sessions.tsx").then((m) => m.SessionsPage));
+const SkillsPage = lazyPage(() => import("./pages/skills.tsx").then((m) => m.SkillsPage));
+const ProfilesPage = lazyPage(() => import("./pages/profiles.tsx").then((m) => m.ProfilesPage));
+const SettingsPage = lazyPage(() =>
+  import("./pages/settings/SettingsPage.tsx").then((m) => m.SettingsPage)
+);
+const TerminalPage = lazyPage(() => import("./pages/terminal.tsx").then((m) => m.TerminalPage));
+const StatusPage = lazyPage(() => import("./pages/status.tsx").then((m) => m.StatusPage));
 
 /** One entry of the navigation. */
 interface NavItem {
