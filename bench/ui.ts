@@ -229,8 +229,11 @@ export function formatUiReport(result: UiBenchResult, heading: string): string {
     tasks.length === 0
       ? "none"
       : `${tasks.length}, longest ${ms(Math.max(...tasks.map((task) => task.durationMs)))} ms`;
-  const rssLine = (label: string, mb: number) =>
-    `| ${label} | ${mb.toFixed(1)} | ${mb <= RSS_TARGET_MB ? "yes" : "**no**"} |`;
+  // The target is the idle dashboard's; a dashboard with a chat open holds the agent runtime.
+  const rssLine = (label: string, mb: number, target: boolean) =>
+    `| ${label} | ${mb.toFixed(1)} | ${
+      target ? (mb <= RSS_TARGET_MB ? "yes" : "**no**") : "in use: no target"
+    } |`;
   const timesRow = (page: PageTimes, visit: string, paint: StartupSample, typing?: StartupSample) =>
     `| ${page.label} | ${visit} | ${paint.runs} | ${ms(paint.medianMs)} | ${ms(paint.p90Ms)} | ${
       typing ? ms(typing.medianMs) : "n/a"
@@ -357,13 +360,14 @@ export function formatUiReport(result: UiBenchResult, heading: string): string {
     "",
     "### Dashboard memory with the app",
     "",
-    "| `herald dashboard` RSS | MB | at most 80 MB |",
+    "| `herald dashboard` RSS | MB | idle: at most 80 MB |",
     "| --- | --- | --- |",
-    rssLine("idle, 3 s after start", rss.idleMb),
-    rssLine("3 s after Chromium loaded /chat once", rss.afterFirstLoadMb),
+    rssLine("idle, 3 s after start", rss.idleMb, true),
+    rssLine("3 s after Chromium loaded /chat once (a chat open)", rss.afterFirstLoadMb, false),
     rssLine(
       `after the whole bench (${app.firstPaint.runs * 2 + 2} /chat visits, the session)`,
       rss.afterBenchMb,
+      false,
     ),
     "",
   ].join("\n");

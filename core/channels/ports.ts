@@ -1,0 +1,130 @@
+/**
+ * The ports the gateway keeps its promises through: the delivery ledger
+ * (every reply is an obligation until the platform confirms it) and the
+ * pairing store (who may talk to the bot without being on an allowlist).
+ * adapters/sqlite implements the ledger in the profile's state.db and
+ * adapters/channels the pairing store in the profile's home.
+ *
+ * @module
+ */
+
+import type { ChatAddress, OutboundReply } from "./contract.ts";
+
+/** Where an obligation stands. */
+export type ObligationStatus = "pending" | "sending" | "delivered" | "failed";
+
+/** A reply the gateway owes a chat. */
+export interface Obligation {
+  id: number;
+  to: ChatAddress;
+  reply: OutboundReply;
+  /** The inbound message's reply context, when it is plain JSON (LINE's reply token is). */
+  context?: unknown;
+  /** The session the reply belongs to. */
+  sessionId?: string;
+  status: ObligationStatus;
+  attempts: number;
+  /** ms since the epoch. */
+  createdAt: number;
+  updatedAt: number;
+  lastError?: string;
+}
+
+/** What {@link DeliveryLedger.record} stores. */
+export interface NewObligation {
+  to: ChatAddress;
+  reply: OutboundReply;
+  context?: unknown;
+  sessionId?: string;
+}
+
+/**
+ * The delivery ledger. A reply is recorded before it is sent, marked
+ * `sending` right before the platform is called and `delivered` once it
+ * confirmed. After a crash, what is still `pending` was never sent and what
+ * is `sending` may have been: both are sent again, the second marked as a
+ * possible duplicate. Safe with two processes on the same database.
+ */
+export interface DeliveryLedger {
+  /** Records an obligation (`pending`) and returns it. */
+  record(obligation: NewObligation): Obligation | Promise<Obligation>;
+  /** Marks `id` as being sent and counts the attempt. */
+  markSending(id: number): void | Promise<void>;
+  /** Marks `id` delivered with the platform's message ids. */
+  markDelivered(id: number, messageIds: readonly string[]): void | Promise<void>;
+  /**
+   * Records a failed attempt: back to `pending` to be tried again, or
+   * `failed` for good with `final`.
+   */
+  markFailed(id: number, error: string, final: boolean): void | Promise<void>;
+  /**
+   * Obligations of `platform` that are not delivered, created after
+   * `since` (ms), with fewer than `maxAttempts` attempts, oldest first.
+   */
+  unfinished(
+    platform: string,
+    since: number,
+    maxAttempts: number,
+  ): Obligation[] | Promise<Obligation[]>;
+  /** Removes delivered and failed obligations last changed before `before` (ms); returns how many. */
+  prune(before: number): number | Promise<number>;
+}
+
+/** A person who asked to pair: the code they were given, and who they are. */
+export interface PairingRequest {
+  platform: string;
+  userId: string;
+  userName?: string;
+  /** The chat the code was sent to. */
+  chatId: string;
+  code: string;
+  /** ms since the epoch. */
+  requestedAt: number;
+  expiresAt: number;
+}
+
+/** A person allowed by pairing. */
+export interface PairedUser {
+  platform: string;
+  userId: string;
+  userName?: string;
+  /** ms since the epoch. */
+  approvedAt: number;
+}
+
+/** What `herald pairing list` shows. */
+export interface PairingList {
+  pending: PairingRequest[];
+  approved: PairedUser[];
+}
+
+/**
+ * The profile's pairing store. Writes are atomic and locked, so the
+ * gateway and `herald pairing` (or the dashboard) can change it at once.
+ */
+export interface PairingStore {
+  /**
+   * The code for `user` on `platform`: the one already pending for them
+   * (until it expires), else a new one. Null when too many requests are
+   * pending (the store bounds them), so a flood of strangers cannot grow it.
+   */
+  request(
+    request: Omit<PairingRequest, "code" | "requestedAt" | "expiresAt">,
+    now: number,
+  ): Promise<PairingRequest | null>;
+  /** Whether `userId` on `platform` is paired. */
+  isPaired(platform: string, userId: string): Promise<boolean>;
+  /** Pending requests (not expired at `now`) and paired users. */
+  list(now: number): Promise<PairingList>;
+  /**
+   * Approves the pending request with `code` (case-insensitive).
+   *
+   * @throws HeraldError `pairing_code_unknown` when no pending request has it (or it expired).
+   */
+  approve(code: string, now: number): Promise<PairedUser>;
+  /**
+   * Revokes `userId` on `platform` (a paired user or a pending request).
+   * Returns whether there was one.
+   */
+  revoke(platform: string, userId: string): Promise<boolean>;
+}
