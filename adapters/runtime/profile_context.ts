@@ -1,11 +1,12 @@
 /**
  * The one composition point for a profile: its config.yaml and `.env` under
  * their file locks, its credentials, its state database and session files,
- * wired into core's {@link ProfileContext}. Every surface (the CLI, the
- * dashboard's routes and gateway, later channels, workers and cron runs)
- * gets a profile through {@link openProfileContext} and hands it to the use
- * cases in core/usecases/. Cheap to open: nothing is read until a use case
- * asks, and a session store is opened only for the work that needs it.
+ * and its pairing store, wired into core's {@link ProfileContext}. Every
+ * surface (the CLI, the dashboard's routes and gateway, later channels,
+ * workers and cron runs) gets a profile through {@link openProfileContext}
+ * and hands it to the use cases in core/usecases/. Cheap to open: nothing
+ * is read until a use case asks, and a session store is opened only for the
+ * work that needs it.
  *
  * @module
  */
@@ -25,6 +26,7 @@ import {
 } from "../home/mod.ts";
 import { openStateStore } from "../sqlite/mod.ts";
 import { isFile } from "../fs/read.ts";
+import { openPairingStore } from "../channels/pairing_store.ts";
 
 /**
  * The profile at `paths` as core's use cases see it. `env` is the process
@@ -69,5 +71,6 @@ export function openProfileContext(paths: ProfilePaths, env: ProcessEnv): Profil
       },
       files: profileSessionFiles(paths),
     },
+    pairing: () => openPairingStore(paths.home),
   };
 }

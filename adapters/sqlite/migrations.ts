@@ -141,6 +141,39 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_cwd ON sessions (cwd, started_at) WHERE cwd IS NOT NULL;
     `,
   },
+  {
+    version: 6,
+    name: "delivery_obligations",
+    // The gateway's delivery ledger (adapters/sqlite/delivery_ledger.ts):
+    // each reply a chat is owed, recorded before it is sent. The reply, the
+    // inbound message's reply context and the platform's message ids are
+    // JSON. No foreign key to sessions: deleting a session must not lose a
+    // reply still owed to its chat.
+    sql: `
+      CREATE TABLE delivery_obligations (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        platform    TEXT NOT NULL,
+        chat_id     TEXT NOT NULL,
+        thread_id   TEXT,
+        reply       TEXT NOT NULL,
+        context     TEXT,
+        session_id  TEXT,
+        status      TEXT NOT NULL
+          CHECK (status IN ('pending', 'sending', 'delivered', 'failed')),
+        attempts    INTEGER NOT NULL DEFAULT 0,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        last_error  TEXT,
+        message_ids TEXT
+      );
+      CREATE INDEX delivery_obligations_unfinished
+        ON delivery_obligations (platform, created_at)
+        WHERE status IN ('pending', 'sending');
+      CREATE INDEX delivery_obligations_settled
+        ON delivery_obligations (updated_at)
+        WHERE status IN ('delivered', 'failed');
+    `,
+  },
 ];
 
 /** The schema version this build of Herald writes and understands. */

@@ -1,6 +1,7 @@
 /**
  * SQLite adapters (node:sqlite). `openStateStore` opens a profile's
- * `state.db` as core's `SessionStore`.
+ * `state.db` as core's `SessionStore`; `openDeliveryLedger` opens the
+ * gateway's delivery ledger in the same file.
  *
  * @example
  * ```ts
@@ -13,5 +14,10 @@
  */
 
 export { openStateStore, type StateStore } from "./state_store.ts";
+export {
+  type DeliveryLedgerOptions,
+  openDeliveryLedger,
+  type SqliteDeliveryLedger,
+} from "./delivery_ledger.ts";
 export { newSessionId } from "./ids.ts";
 export { type Migration, STATE_MIGRATIONS, STATE_SCHEMA_VERSION } from "./migrations.ts";

@@ -10,6 +10,7 @@
 import type { EnvLookup, ParsedEnv } from "../config/mod.ts";
 import type { SessionFiles } from "../sessions/files.ts";
 import type { SessionStore } from "../sessions/store.ts";
+import type { PairingStore } from "../pairing/store.ts";
 
 /** A variable to store in `.env`. */
 export interface EnvWrite {
@@ -90,4 +91,6 @@ export interface ProfileContext {
   readonly home: string;
   readonly files: ConfigFiles;
   readonly sessions: SessionData;
+  /** The profile's pairing store (`pairing.json`): who may talk to its bots besides the allowlists. */
+  pairing(): PairingStore;
 }
