@@ -30,6 +30,13 @@ export const LAZY_MODULES = [
   "cli/chat/tui_backend.ts",
   // The dashboard's web app (built by `deno task ui:build`), loaded on the first page request.
   "server/ui_assets.gen.ts",
+  // The messaging gateway's process (its runner and platforms), loaded by `herald gateway run`,
+  // `start` and `stop` (cli/commands/gateway.ts); the bundled platforms, found by the gateway
+  // (adapters/channels/mod.ts).
+  "adapters/runtime/gateway_process.ts",
+  "adapters/channels/api_server/mod.ts",
+  "adapters/channels/line/mod.ts",
+  "adapters/channels/telegram/mod.ts",
   // Heavy packages, loaded on first use.
   "openai",
   "@anthropic-ai/sdk",

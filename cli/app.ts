@@ -30,6 +30,8 @@ import { registerCompletion } from "./commands/completion.ts";
 import { registerSetup } from "./commands/setup.ts";
 import { registerLogin } from "./commands/login.ts";
 import { registerModel } from "./commands/model.ts";
+import { registerPairing } from "./commands/pairing.ts";
+import { registerGateway } from "./commands/gateway.ts";
 
 export { captureOutput, denoOutput } from "./io.ts";
 
@@ -94,6 +96,8 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   registerBundles(program, context);
   registerApprovals(program, context);
   registerAuth(program, context);
+  registerPairing(program, context);
+  registerGateway(program, context);
   registerCompletion(program, context);
   registerHelp(program);
   return program;

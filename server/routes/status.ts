@@ -6,7 +6,10 @@
 
 import type { Hono } from "hono";
 import { listProfileNames } from "../../core/usecases/profiles.ts";
-import { openProfileHome } from "../../adapters/home/mod.ts";
+import { gatewayStatus } from "../../core/usecases/gateway.ts";
+import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
+import { openProfileHome, profilePaths, readActiveProfileSync } from "../../adapters/home/mod.ts";
+import { gatewayFiles } from "../../adapters/channels/gateway_files.ts";
 import type { ServerDeps } from "../deps.ts";
 
 /** How long a status answer may be reused, in milliseconds. */
@@ -19,6 +22,18 @@ export function registerStatusRoutes(app: Hono, deps: ServerDeps): void {
   // profiles folder on every call would cost most of its time.
   let cached: { at: number; body: Promise<string>; text?: string } | undefined;
   const home = openProfileHome(deps.root, deps.env);
+  // The gateway of the pinned profile, else of the active one (`herald profile use`).
+  const gateway = (now: number) => {
+    let profile = deps.pinnedProfile;
+    try {
+      profile ??= readActiveProfileSync(deps.root);
+    } catch {
+      // An unreadable active_profile: the CLI says so; the probe shows the default profile.
+    }
+    profile ??= DEFAULT_PROFILE;
+    const { home } = profilePaths(deps.root, profile);
+    return gatewayStatus(profile, gatewayFiles(home), { now });
+  };
   const build = async (now: number): Promise<string> =>
     JSON.stringify({
       ok: true,
@@ -27,7 +42,7 @@ export function registerStatusRoutes(app: Hono, deps: ServerDeps): void {
       home: deps.root,
       pinned_profile: deps.pinnedProfile ?? null,
       profiles: deps.pinnedProfile ? [deps.pinnedProfile] : await listProfileNames(home),
-      gateway: { running: false, state: "stopped", platforms: [] },
+      gateway: await gateway(now),
       auth: { token_required: true, header: "X-Herald-Session-Token" },
     });
   app.get("/api/status", async (c) => {

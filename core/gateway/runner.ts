@@ -1,0 +1,433 @@
+/**
+ * The gateway runner: it takes inbound messages from every channel, keeps
+ * one conversation per chat, answers each chat strictly in order and keeps
+ * the delivery promise. Pure core: all I/O arrives through the channel
+ * contract (core/channels/contract.ts) and the ports (core/channels/ports.ts)
+ * the composition passes in.
+ *
+ * API (stable; the `herald gateway` process wires it):
+ *
+ * ```ts
+ * const runner = new GatewayRunner({
+ *   profile, channels,                      // Channel[] created from the bundled plugins
+ *   openConversation: (chat, resume) => ..., // a Conversation of the profile, resuming `resume`
+ *   chatSessions,                            // ChatSessionStore: chat -> session id, kept across restarts
+ *   ledger, pairing,                         // DeliveryLedger, PairingStore
+ *   access: (platform) => policy,            // AccessPolicy of the platform
+ *   attachments: (platform) => policy,       // AttachmentPolicy of the platform
+ *   clock, log,                              // ChannelClock, one line at a time (never a secret)
+ *   delivery: { maxAttempts: 3 },            // optional: Partial<DeliveryOptions>
+ *   maxConversations: 200,                   // optional: chats held (LRU: idle ones closed past it)
+ *   maxQueuedPerChat: 20,                    // optional: messages waiting behind a turn, per chat
+ *   saveAttachment: (chat, file) => path,    // optional: keeps an admitted file, for the prompt
+ * });
+ * await runner.start();   // redelivers what the ledger holds unfinished, then starts every channel
+ * runner.status();        // GatewayStatusSnapshot: each platform's state and counts
+ * await runner.stop();    // stops channels, interrupts turns (bounded wait), closes conversations
+ * ```
+ *
+ * What it does with a message (issue 14 points 4 and 5):
+ *
+ * 1. Access first (core/channels/access.ts): `denied` is ignored (a log
+ *    line without the text), `pair` gets a pairing code (or a short refusal
+ *    when too many requests are pending), `allowed` goes to its chat.
+ * 2. Each chat (platform + chat + thread) is a {@link ChatSession}: strict
+ *    order, a queued message acknowledged at once, `/stop` interrupting the
+ *    running turn at once, `/new` while busy stopping it first, a typing
+ *    indicator every 4 s while a turn runs (see core/gateway/chat_session.ts).
+ * 3. The answer is planned for the channel (core/channels/reply.ts): a
+ *    silence token is stored but not delivered; anything else is delivered
+ *    through the ledger, retried with backoff, and logged when it cannot be
+ *    (core/gateway/delivery.ts).
+ *
+ * At most `maxConversations` (default 200) chats are held, each with at
+ * most one open conversation: past it, the least recently used idle chat
+ * is closed (a busy one never is); its next message reopens it, resuming
+ * the stored session.
+ *
+ * @module
+ */
+
+import type { Conversation } from "../agent/conversation.ts";
+import {
+  type Channel,
+  type ChannelClock,
+  type ChannelHost,
+  type ChatAddress,
+  formatAddress,
+  type InboundMessage,
+  type OutboundReply,
+} from "../channels/contract.ts";
+import type { DeliveryLedger, PairingStore } from "../channels/ports.ts";
+import { type AccessPolicy, decideAccess, pairingCodeMessage } from "../channels/access.ts";
+import type { AttachmentPolicy } from "../channels/attachments.ts";
+import { markPossibleDuplicate, planReply } from "../channels/reply.ts";
+import { ChatSession, type ChatSessionStore } from "./chat_session.ts";
+import { Courier, type DeliveryOptions } from "./delivery.ts";
+import { PlatformLink, type PlatformStatus } from "./_platform.ts";
+import { type KeptAttachment, prepareInput } from "./_prompt.ts";
+
+export type { ChatSessionStore } from "./chat_session.ts";
+export type { DeliveryOptions } from "./delivery.ts";
+export { type PlatformStatus, RESTART_BASE_MS } from "./_platform.ts";
+export type { KeptAttachment } from "./_prompt.ts";
+
+/** What the runner is made of. */
+export interface GatewayRunnerOptions {
+  /** The profile the gateway serves (named in pairing messages). */
+  profile: string;
+  channels: readonly Channel[];
+  /** Opens the conversation of a chat: `resume` is the chat's stored session id, when it has one. */
+  openConversation(chat: ChatAddress, resume?: string): Promise<Conversation>;
+  /** chat -> session id, kept across restarts (the composition supplies a store). */
+  chatSessions: ChatSessionStore;
+  ledger: DeliveryLedger;
+  pairing: PairingStore;
+  /** Who may talk on `platform`. */
+  access(platform: string): AccessPolicy;
+  /** How inbound files are admitted on `platform`. */
+  attachments(platform: string): AttachmentPolicy;
+  clock: ChannelClock;
+  /** Takes one log line (never a secret, never a message's text). */
+  log(line: string): void;
+  /** Backoff and bounds; defaults: 3 attempts per obligation, 24 h redelivery age, base 1 s doubling, max 60 s. */
+  delivery?: Partial<DeliveryOptions>;
+  /**
+   * Chats held at most, each with at most one open conversation; past it
+   * the least recently used idle chat is closed. Default 200.
+   */
+  maxConversations?: number;
+  /** Messages that may wait behind a running turn in one chat. Default 20. */
+  maxQueuedPerChat?: number;
+  /**
+   * Keeps an admitted file (an image, a PDF, ...) where the agent's tools
+   * can read it and returns its path, named in the prompt. Without it the
+   * prompt names the file but the model cannot open it.
+   */
+  saveAttachment?(chat: ChatAddress, file: KeptAttachment): Promise<string>;
+}
+
+/** What {@link GatewayRunner.status} reports. */
+export interface GatewayStatusSnapshot {
+  profile: string;
+  platforms: PlatformStatus[];
+  /** Chats the runner holds (each with its queue and maybe a conversation). */
+  chats: number;
+  /** Conversations open now. */
+  conversations: number;
+  /** Chats whose message is being answered. */
+  running: number;
+  /** Messages waiting behind a running turn, over all chats. */
+  queued: number;
+  /** Replies handed over and not yet delivered or given up (sending or waiting for a retry). */
+  undelivered: number;
+}
+
+/** Default of {@link GatewayRunnerOptions.maxConversations}. */
+export const DEFAULT_MAX_CONVERSATIONS = 200;
+/** Default of {@link GatewayRunnerOptions.maxQueuedPerChat}. */
+export const DEFAULT_MAX_QUEUED_PER_CHAT = 20;
+/** What a stranger is told when the pairing store holds too many requests already. */
+export const PAIRING_FULL_TEXT =
+  "Too many people are waiting to be paired with this bot right now; try again later.";
+/** How long {@link GatewayRunner.stop} waits for running turns and sends (ms). */
+export const STOP_WAIT_MS = 10_000;
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The gateway runner: see the module documentation. */
+export class GatewayRunner {
+  readonly #options: GatewayRunnerOptions;
+  readonly #courier: Courier;
+  readonly #platforms = new Map<string, PlatformLink>();
+  /** Chats by key, least recently used first. */
+  readonly #chats = new Map<string, ChatSession>();
+  /** Conversations being closed, by chat key: a reopen waits for the close. */
+  readonly #closing = new Map<string, Promise<void>>();
+  /** Per chat key, the intake of messages still deciding access, so they stay in order. */
+  readonly #intake = new Map<string, Promise<void>>();
+  readonly #abort = new AbortController();
+  readonly #maxConversations: number;
+  readonly #maxQueued: number;
+  #started = false;
+  #stopping: Promise<void> | undefined;
+
+  /** Creates the runner; nothing starts until {@link start}. */
+  constructor(options: GatewayRunnerOptions) {
+    this.#options = options;
+    this.#courier = new Courier({
+      ledger: options.ledger,
+      clock: options.clock,
+      log: options.log,
+      delivery: options.delivery,
+    });
+    this.#maxConversations = Math.max(1, options.maxConversations ?? DEFAULT_MAX_CONVERSATIONS);
+    this.#maxQueued = Math.max(0, options.maxQueuedPerChat ?? DEFAULT_MAX_QUEUED_PER_CHAT);
+    for (const channel of options.channels) {
+      if (this.#platforms.has(channel.id)) {
+        throw new RangeError(`Two channels have the id "${channel.id}"; each platform runs once`);
+      }
+      this.#platforms.set(channel.id, new PlatformLink(channel, options.clock, options.log));
+    }
+  }
+
+  /** The delivery options in force (defaults filled in). */
+  get deliveryOptions(): Readonly<DeliveryOptions> {
+    return this.#courier.options;
+  }
+
+  /**
+   * Redelivers what the ledger says is unfinished (the sends go on in the
+   * background, each chat's before its new replies), then starts every
+   * channel. A channel that fails to start is reported in {@link status}
+   * and started again later with backoff; the others run.
+   */
+  async start(): Promise<void> {
+    if (this.#started) throw new Error("The gateway runner was already started");
+    this.#started = true;
+    for (const platform of this.#platforms.values()) await this.#redeliver(platform);
+    await Promise.all(
+      [...this.#platforms.values()].map((platform) => platform.start(this.#hostFor(platform))),
+    );
+  }
+
+  /**
+   * Stops the channels, interrupts the running turns, waits for them and
+   * for sends in flight (at most {@link STOP_WAIT_MS} on the clock), and
+   * closes every conversation. Replies waiting for a retry stay pending in
+   * the ledger for the next start.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  /** Each platform's state and the runner's counts. */
+  status(): GatewayStatusSnapshot {
+    let conversations = 0, running = 0, queued = 0;
+    for (const chat of this.#chats.values()) {
+      if (chat.open) conversations++;
+      if (chat.running) running++;
+      queued += chat.queued;
+    }
+    return {
+      profile: this.#options.profile,
+      platforms: [...this.#platforms.values()].map((platform) => platform.status),
+      chats: this.#chats.size,
+      conversations,
+      running,
+      queued,
+      undelivered: this.#courier.undelivered,
+    };
+  }
+
+  /**
+   * Takes in one message as a channel's {@link ChannelHost.receive} does:
+   * resolves once it is queued (or refused), not when it is answered.
+   */
+  receive(message: InboundMessage): Promise<void> {
+    if (this.#abort.signal.aborted) return Promise.resolve();
+    const key = formatAddress(message.chat);
+    const previous = this.#intake.get(key) ?? Promise.resolve();
+    const taken = previous.then(() => this.#take(message)).catch((error) => {
+      this.#options.log(`${key}: a message could not be taken in: ${errorText(error)}`);
+    });
+    this.#intake.set(key, taken);
+    void taken.finally(() => {
+      if (this.#intake.get(key) === taken) this.#intake.delete(key);
+    });
+    return taken;
+  }
+
+  async #take(message: InboundMessage): Promise<void> {
+    const { chat } = message;
+    const platform = this.#platforms.get(chat.platform);
+    if (!platform) {
+      this.#options.log(`A message for unknown platform "${chat.platform}" was ignored`);
+      return;
+    }
+    const decision = await decideAccess(
+      message,
+      this.#options.access(chat.platform),
+      this.#options.pairing,
+    );
+    if (this.#abort.signal.aborted) return;
+    if (decision === "denied") {
+      this.#options.log(
+        `${formatAddress(chat)}: ignored a message from user ${message.userId} ` +
+          `(${message.chatKind} chat, not allowed)`,
+      );
+      return;
+    }
+    if (decision === "pair") {
+      await this.#pair(platform, message);
+      return;
+    }
+    this.#chatOf(message.chat, platform).accept(message);
+    this.#bound();
+  }
+
+  async #pair(platform: PlatformLink, message: InboundMessage): Promise<void> {
+    const request = await this.#options.pairing.request({
+      platform: message.chat.platform,
+      userId: message.userId,
+      ...(message.userName === undefined ? {} : { userName: message.userName }),
+      chatId: message.chat.chatId,
+    }, this.#options.clock.now());
+    if (request === null) {
+      this.#options.log(
+        `${formatAddress(message.chat)}: pairing refused for user ${message.userId} ` +
+          "(too many requests pending)",
+      );
+      this.#reply(platform, message, PAIRING_FULL_TEXT);
+      return;
+    }
+    this.#options.log(
+      `${formatAddress(message.chat)}: pairing code sent to user ${message.userId}` +
+        (message.userName ? ` (${message.userName})` : ""),
+    );
+    this.#reply(platform, message, pairingCodeMessage(request.code, this.#options.profile));
+  }
+
+  /** The chat's session (created on its first message), moved to the most recently used end. */
+  #chatOf(address: ChatAddress, platform: PlatformLink): ChatSession {
+    const key = formatAddress(address);
+    let chat = this.#chats.get(key);
+    if (chat) {
+      this.#chats.delete(key);
+    } else {
+      chat = new ChatSession(address, {
+        openConversation: (to, resume) => this.#open(key, to, resume),
+        store: this.#options.chatSessions,
+        outbound: platform.channel.outbound,
+        reply: (message, text, sessionId) => this.#reply(platform, message, text, sessionId),
+        prepare: (message, text) =>
+          prepareInput(
+            message,
+            text,
+            this.#options.attachments(message.chat.platform),
+            this.#options.saveAttachment,
+            this.#options.log,
+          ),
+        clock: this.#options.clock,
+        log: this.#options.log,
+        opened: () => this.#bound(),
+        maxQueued: this.#maxQueued,
+      });
+    }
+    this.#chats.set(key, chat);
+    return chat;
+  }
+
+  async #open(key: string, chat: ChatAddress, resume?: string): Promise<Conversation> {
+    await this.#closing.get(key);
+    return await this.#options.openConversation(chat, resume);
+  }
+
+  /**
+   * Past the bound, closes the least recently used idle chats (and their
+   * conversations); a busy chat is never closed.
+   */
+  #bound(): void {
+    for (const [key, chat] of this.#chats) {
+      if (this.#chats.size <= this.#maxConversations) return;
+      if (!chat.idle) continue;
+      this.#chats.delete(key);
+      const closing = chat.release().finally(() => {
+        if (this.#closing.get(key) === closing) this.#closing.delete(key);
+      });
+      this.#closing.set(key, closing);
+    }
+  }
+
+  /** Plans `text` for the chat's channel and delivers it (in the background). */
+  #reply(platform: PlatformLink, message: InboundMessage, text: string, sessionId?: string): void {
+    const outbound = platform.channel.outbound;
+    const where = formatAddress(message.chat);
+    if (!outbound) {
+      this.#options.log(
+        `${where}: a reply was not sent: the ${platform.channel.id} channel cannot send`,
+      );
+      return;
+    }
+    let reply;
+    try {
+      reply = planReply(text, outbound);
+    } catch (error) {
+      this.#options.log(`${where}: a reply could not be planned: ${errorText(error)}`);
+      return;
+    }
+    if (reply === null) {
+      this.#options.log(`${where}: the answer was silent; stored, not delivered`);
+      return;
+    }
+    void this.#courier.deliver(outbound, {
+      to: message.chat,
+      reply,
+      context: message.replyContext,
+      ...(sessionId === undefined ? {} : { sessionId }),
+    });
+  }
+
+  async #redeliver(platform: PlatformLink): Promise<void> {
+    const { channel } = platform;
+    const { maxAgeMs, maxAttempts } = this.#courier.options;
+    let rows;
+    try {
+      rows = await this.#options.ledger.unfinished(
+        channel.id,
+        this.#options.clock.now() - maxAgeMs,
+        maxAttempts,
+      );
+    } catch (error) {
+      this.#options.log(`${channel.id}: unfinished replies could not be read: ${errorText(error)}`);
+      return;
+    }
+    if (rows.length === 0) return;
+    this.#options.log(
+      `${channel.id}: sending ${rows.length} unfinished repl${rows.length === 1 ? "y" : "ies"} ` +
+        "from an earlier run",
+    );
+    const outbound = channel.outbound;
+    const mark = (reply: OutboundReply) =>
+      outbound
+        ? markPossibleDuplicate(reply, (md) => outbound.format(md), outbound.chunkLimit)
+        : reply;
+    for (const row of rows) void this.#courier.redeliver(outbound, row, mark);
+  }
+
+  #hostFor(platform: PlatformLink): ChannelHost {
+    const id = platform.channel.id;
+    return {
+      receive: (message) => this.receive(message),
+      setState: (state, error) => platform.setState(state, error),
+      log: (line) => this.#options.log(`${id}: ${line}`),
+      signal: this.#abort.signal,
+    };
+  }
+
+  async #stop(): Promise<void> {
+    this.#abort.abort();
+    await this.#bounded(
+      Promise.allSettled([...this.#platforms.values()].map((platform) => platform.stop())),
+    );
+    const chats = [...this.#chats.values()];
+    this.#chats.clear();
+    await this.#bounded(Promise.allSettled(chats.map((chat) => chat.close())));
+    this.#courier.stop();
+    await this.#courier.drain(STOP_WAIT_MS);
+    await Promise.allSettled(this.#closing.values());
+  }
+
+  /** Waits for `work`, at most {@link STOP_WAIT_MS} on the clock. */
+  async #bounded(work: Promise<unknown>): Promise<void> {
+    let handle: unknown;
+    const bound = new Promise<void>((resolve) => {
+      handle = this.#options.clock.setTimeout(resolve, STOP_WAIT_MS);
+    });
+    await Promise.race([work, bound]);
+    this.#options.clock.clearTimeout(handle);
+  }
+}
