@@ -8,6 +8,7 @@
 
 import type { Context } from "hono";
 import { z } from "zod";
+import { readCappedBody } from "../adapters/http/capped_body.ts";
 import { ApiError } from "./errors.ts";
 import { BODY_TOO_LARGE_MESSAGE, MAX_REQUEST_BODY_BYTES } from "./limits.ts";
 
@@ -24,23 +25,8 @@ function bad(message: string): ApiError {
  * @throws ApiError 413 past the limit, 400 when the body is not UTF-8.
  */
 async function bodyText(c: Context): Promise<string> {
-  const stream = c.req.raw.body;
-  if (stream === null) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += chunk.byteLength;
-    if (size > MAX_REQUEST_BODY_BYTES) {
-      throw new ApiError(413, "body_too_large", BODY_TOO_LARGE_MESSAGE);
-    }
-    chunks.push(chunk);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readCappedBody(c.req.raw, MAX_REQUEST_BODY_BYTES);
+  if (bytes === null) throw new ApiError(413, "body_too_large", BODY_TOO_LARGE_MESSAGE);
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {

@@ -39,6 +39,7 @@
  * @module
  */
 
+import { HeldRequests } from "./_hangs.ts";
 import {
   chatOf,
   checkMessages,
@@ -131,7 +132,7 @@ export class FakeLine implements AsyncDisposable {
   readonly #retryKeys = new Map<string, { ids: string[] }>();
   readonly #content = new Map<string, { bytes: Uint8Array; type: string }>();
   readonly #failures = new Map<FakeLineEndpoint, FakeLineFailure[]>();
-  readonly #hangs = new Set<() => void>();
+  readonly #hangs = new HeldRequests();
   readonly #api: Deno.HttpServer<Deno.NetAddr>;
   readonly #data: Deno.HttpServer<Deno.NetAddr>;
   #nextId = 500_000_000_000_000_000n;
@@ -323,14 +324,7 @@ export class FakeLine implements AsyncDisposable {
     }
     const failure = this.#failures.get(endpoint)?.shift();
     if (failure === "hang") {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.#hangs.delete(done);
-          resolve();
-        };
-        this.#hangs.add(done);
-        request.signal.addEventListener("abort", done, { once: true });
-      });
+      await this.#hangs.hold(request.signal);
       return respond(504, { message: "Gateway timeout" });
     }
     if (failure === "drop") {
@@ -508,7 +502,7 @@ export class FakeLine implements AsyncDisposable {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const hang of [...this.#hangs]) hang();
+    this.#hangs.releaseAll();
     await Promise.all([this.#api.shutdown(), this.#data.shutdown()]);
   }
 

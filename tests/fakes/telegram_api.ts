@@ -31,6 +31,7 @@
  * @module
  */
 
+import { HeldRequests } from "./_hangs.ts";
 import {
   type Answer,
   error,
@@ -71,7 +72,7 @@ export class FakeTelegram implements AsyncDisposable {
   readonly baseUrl: string;
   readonly #bots = new Map<string, FakeBot>();
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
-  readonly #hangs = new Set<() => void>();
+  readonly #hangs = new HeldRequests();
   #closed = false;
 
   /** Starts the server; {@link startFakeTelegram} is the way to get one. */
@@ -126,14 +127,7 @@ export class FakeTelegram implements AsyncDisposable {
     const failure = bot.takeFailure(method);
     if (failure === "hang") {
       bot.recordCall(recorded);
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.#hangs.delete(done);
-          resolve();
-        };
-        this.#hangs.add(done);
-        request.signal.addEventListener("abort", done, { once: true });
-      });
+      await this.#hangs.hold(request.signal);
       return reply(error(504, "Gateway Timeout"));
     }
     if (failure === "drop") {
@@ -167,7 +161,7 @@ export class FakeTelegram implements AsyncDisposable {
     if (this.#closed) return;
     this.#closed = true;
     for (const bot of this.#bots.values()) bot.release();
-    for (const hang of [...this.#hangs]) hang();
+    this.#hangs.releaseAll();
     await this.#server.shutdown();
   }
 

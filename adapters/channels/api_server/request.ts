@@ -7,6 +7,7 @@
  */
 
 import type { z } from "zod";
+import { readCappedBody } from "../../http/capped_body.ts";
 import { ApiRequestError } from "./errors.ts";
 import { MAX_API_BODY_BYTES } from "./settings.ts";
 
@@ -20,23 +21,8 @@ const TOO_LARGE =
  * @throws ApiRequestError 413 past the cap, 400 when it is not a JSON object.
  */
 export async function readJsonBody(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_API_BODY_BYTES) throw new ApiRequestError(413, "body_too_large", TOO_LARGE);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    for await (const chunk of request.body) {
-      size += chunk.byteLength;
-      if (size > MAX_API_BODY_BYTES) throw new ApiRequestError(413, "body_too_large", TOO_LARGE);
-      chunks.push(chunk);
-    }
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readCappedBody(request, MAX_API_BODY_BYTES);
+  if (bytes === null) throw new ApiRequestError(413, "body_too_large", TOO_LARGE);
   let body: unknown;
   try {
     body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

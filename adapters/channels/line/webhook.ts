@@ -19,6 +19,7 @@ import {
   type LineSignatureVerifier,
   MAX_WEBHOOK_BODY_BYTES,
 } from "../../../core/channels/line/signature.ts";
+import { readCappedBody } from "../../http/capped_body.ts";
 import { MEDIA_PATH_PREFIX, type MediaShelf } from "./media.ts";
 
 /** The webhook's path. */
@@ -47,36 +48,6 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return Response.json(body, { status, headers });
 }
 
-/** Reads a body of at most `limit` bytes, or returns null once it is larger. */
-async function readCapped(request: Request, limit: number): Promise<Uint8Array | null> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) {
-    await request.body?.cancel().catch(() => {});
-    return null;
-  }
-  if (request.body === null) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
-}
-
 /** Handles one request to the webhook server. */
 export async function handleWebhookRequest(
   request: Request,
@@ -99,7 +70,7 @@ export async function handleWebhookRequest(
   if (request.method !== "POST") {
     return json(405, { message: "Method not allowed" }, { allow: "POST" });
   }
-  const raw = await readCapped(request, MAX_WEBHOOK_BODY_BYTES);
+  const raw = await readCappedBody(request, MAX_WEBHOOK_BODY_BYTES);
   if (raw === null) {
     deps.log("line: refused a webhook body over 1 MiB");
     return json(413, { message: "The request body is larger than 1 MiB" });

@@ -11,8 +11,6 @@
 import FakeTimers from "@sinonjs/fake-timers";
 import type {
   ChannelContext,
-  ChannelHost,
-  ChannelState,
   ChatAddress,
   InboundMessage,
 } from "../../../core/channels/contract.ts";
@@ -20,43 +18,7 @@ import { plugin } from "../../../adapters/channels/line/mod.ts";
 import type { LineChannel } from "../../../adapters/channels/line/channel.ts";
 import { type FakeLine, startFakeLine } from "../../fakes/line_api.ts";
 import { tempDir } from "../../_helpers.ts";
-
-/** Waits (real time) until `done` holds; fails saying what it waited for. */
-export async function until(done: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!done()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/** A gateway stand-in that records what the channel hands it. */
-export class RecordingHost implements ChannelHost {
-  readonly messages: InboundMessage[] = [];
-  readonly states: { state: ChannelState; error?: string }[] = [];
-  readonly logs: string[] = [];
-  readonly #controller = new AbortController();
-  readonly signal: AbortSignal = this.#controller.signal;
-
-  receive(message: InboundMessage): Promise<void> {
-    this.messages.push(message);
-    return Promise.resolve();
-  }
-
-  setState(state: ChannelState, error?: string): void {
-    this.states.push({ state, ...(error === undefined ? {} : { error }) });
-  }
-
-  log(message: string): void {
-    this.logs.push(message);
-  }
-
-  /** Resolves once `count` messages arrived in all. */
-  async messageCount(count: number): Promise<InboundMessage[]> {
-    await until(() => this.messages.length >= count, `${count} inbound message(s)`);
-    return this.messages;
-  }
-}
+import { channelContext, RecordingHost } from "./_host.ts";
 
 /** A running channel, its fake platform, host and clock. */
 export interface LineRig extends AsyncDisposable {
@@ -71,29 +33,6 @@ export interface LineRig extends AsyncDisposable {
   base: string;
   /** Every log line: the host's and the context's. */
   logs(): string[];
-}
-
-/** A context for `env` on `clock` (no conversations: LINE hands messages to the host). */
-export function lineContext(
-  env: Record<string, string | undefined>,
-  clock: FakeTimers.Clock,
-  logs: string[],
-  dataDir: string,
-): ChannelContext {
-  return {
-    profile: "default",
-    env: (name) => env[name],
-    settings: {},
-    fetch: globalThis.fetch,
-    clock: {
-      now: () => clock.now,
-      setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
-      clearTimeout: (handle) => clock.clearTimeout(handle as FakeTimers.TimerId),
-    },
-    dataDir,
-    log: (line) => logs.push(line),
-    conversations: { open: () => Promise.reject(new Error("LINE does not open conversations")) },
-  };
 }
 
 /** The environment that points the channel at `fake`, with `extra` on top. */
@@ -119,7 +58,7 @@ export async function startLineRig(
   const dir = await tempDir("herald-line-");
   const clock = FakeTimers.createClock(Date.now());
   const contextLogs: string[] = [];
-  const context = lineContext(lineEnv(fake, extra), clock, contextLogs, dir.path);
+  const context = channelContext(lineEnv(fake, extra), clock, contextLogs, dir.path);
   const channel = await plugin.create(context) as LineChannel;
   const host = new RecordingHost();
   await channel.start(host);

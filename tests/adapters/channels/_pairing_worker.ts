@@ -1,10 +1,10 @@
 /**
- * Worker process for pairing_store_test.ts (not a test itself).
+ * Worker process for pairing_store_test.ts (not a test itself), started by
+ * tests/_workers.ts.
  *
  * Usage: `deno run --allow-all _pairing_worker.ts <home> <platform> <count> <barrier-dir>`
  *
- * Announces itself with `<barrier-dir>/ready-<platform>`, waits for
- * `<barrier-dir>/go`, then asks for `count` pairing codes on `platform`
+ * Once let go, asks for `count` pairing codes on `platform`
  * (users `u0`, `u1`, ...) and approves each one right after, every change a
  * separate locked read-modify-write of the same `pairing.json` the parent
  * process is changing too.
@@ -13,26 +13,11 @@
  */
 
 import { openPairingStore } from "../../../adapters/channels/pairing_store.ts";
+import { startWorker } from "../../_workers.ts";
 
-const [home, platform, countText, barrier] = Deno.args;
-const count = Number(countText);
-if (!home || !platform || !Number.isInteger(count) || !barrier) {
-  console.error("usage: _pairing_worker.ts <home> <platform> <count> <barrier-dir>");
-  Deno.exit(2);
-}
-
-await Deno.writeTextFile(`${barrier}/ready-${platform}`, String(Deno.pid));
-const deadline = Date.now() + 30_000;
-for (;;) {
-  try {
-    await Deno.stat(`${barrier}/go`);
-    break;
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    if (Date.now() > deadline) throw new Error(`worker ${platform}: no go signal within 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-}
+const { target: home, label: platform, count } = await startWorker(
+  "usage: _pairing_worker.ts <home> <platform> <count> <barrier-dir>",
+);
 
 const store = openPairingStore(home);
 for (let i = 0; i < count; i++) {

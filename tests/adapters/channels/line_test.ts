@@ -13,7 +13,8 @@ import { HeraldError } from "../../../core/errors.ts";
 import { plugin } from "../../../adapters/channels/line/mod.ts";
 import { FAKE_BOT_USER_ID, FAKE_LINE_SECRET, startFakeLine } from "../../fakes/line_api.ts";
 import { tempDir } from "../../_helpers.ts";
-import { lineContext, lineEnv, RecordingHost, startLineRig } from "./_line_rig.ts";
+import { channelContext, RecordingHost } from "./_host.ts";
+import { lineEnv, startLineRig } from "./_line_rig.ts";
 
 const ALICE = "U4af4980629" + "a".repeat(22);
 /** The user of the reference vectors (33 hex digits: a docs sample, not a real id). */
@@ -280,7 +281,7 @@ Deno.test("the probe names the bot; a refused token says which variable to fix",
   const clock = FakeTimers.createClock();
   const logs: string[] = [];
   const wrong = await plugin.create(
-    lineContext(
+    channelContext(
       lineEnv(fake, { LINE_CHANNEL_ACCESS_TOKEN: "wrong-token-0123456789" }),
       clock,
       logs,
@@ -307,7 +308,7 @@ Deno.test("a missing token or secret, or a bad setting, is platform_not_configur
   await using dir = await tempDir();
   const clock = FakeTimers.createClock();
   const create = (extra: Record<string, string | undefined>) =>
-    plugin.create(lineContext(lineEnv(fake, extra), clock, [], dir.path));
+    plugin.create(channelContext(lineEnv(fake, extra), clock, [], dir.path));
   const cases: [Record<string, string | undefined>, string][] = [
     [{ LINE_CHANNEL_ACCESS_TOKEN: undefined }, "LINE_CHANNEL_ACCESS_TOKEN"],
     [{ LINE_CHANNEL_SECRET: "" }, "LINE_CHANNEL_SECRET"],
@@ -336,7 +337,7 @@ Deno.test("a port already in use is refused with a message naming LINE_PORT", as
   await using dir = await tempDir();
   const clock = FakeTimers.createClock();
   const channel = await plugin.create(
-    lineContext(
+    channelContext(
       lineEnv(first.fake, { LINE_PORT: String(first.channel.port) }),
       clock,
       [],

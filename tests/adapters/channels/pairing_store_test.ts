@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { openPairingStore, PAIRING_FILE } from "../../../adapters/channels/pairing_store.ts";
 import { PAIRING_CODE_TTL_MS, PAIRING_MAX_PENDING } from "../../../core/pairing/mod.ts";
 import { HeraldError } from "../../../core/errors.ts";
-import { REPO_ROOT, tempDir } from "../../_helpers.ts";
+import { tempDir } from "../../_helpers.ts";
+import { raceWorkers } from "../../_workers.ts";
 
 const T0 = 1_700_000_000_000;
 const WORKER = new URL("./_pairing_worker.ts", import.meta.url).pathname;
@@ -231,33 +232,15 @@ Deno.test("two stores on one file requesting and approving at once lose nothing"
 
 Deno.test("two processes changing one pairing.json at once lose nothing", async () => {
   await using home = await tempDir();
-  const barrier = join(home.path, "barrier");
-  await Deno.mkdir(barrier);
   const platforms = ["alpha", "beta"];
   const perWorker = 40;
-  const children = platforms.map((platform) =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", WORKER, home.path, platform, String(perWorker), barrier],
-      cwd: REPO_ROOT,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn()
-  );
-  try {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const ready = await Promise.all(
-        platforms.map((p) => Deno.stat(join(barrier, `ready-${p}`)).then(() => true, () => false)),
-      );
-      if (ready.every(Boolean)) break;
-      if (Date.now() > deadline) throw new Error("the workers did not start within 60 s");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  } finally {
-    await Deno.writeTextFile(join(barrier, "go"), "");
-  }
-  const results = await Promise.all(children.map((child) => child.output()));
+  const results = await raceWorkers({
+    script: WORKER,
+    target: home.path,
+    labels: platforms,
+    count: perWorker,
+    barrier: join(home.path, "barrier"),
+  });
   const decoder = new TextDecoder();
   results.forEach((result, i) =>
     assert.equal(result.code, 0, `worker ${platforms[i]}: ${decoder.decode(result.stderr)}`)

@@ -10,9 +10,6 @@ import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import {
   type ChannelContext,
-  type ChannelHost,
-  type ChannelState,
-  type InboundMessage,
   type OutboundReply,
   PermanentSendError,
 } from "../../../core/channels/contract.ts";
@@ -30,58 +27,9 @@ import {
   startFakeTelegram,
 } from "../../fakes/telegram_api.ts";
 import { tempDir } from "../../_helpers.ts";
+import { channelContext, RecordingHost, until } from "./_host.ts";
 
 const WRONG_TOKEN = "987654321:AAHwrongTokenNobodyKnows_abcdefghijk";
-
-/** Waits (real time) until `done` holds; fails saying what it waited for. */
-async function until(done: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!done()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-class RecordingHost implements ChannelHost {
-  readonly messages: InboundMessage[] = [];
-  readonly states: { state: ChannelState; error?: string }[] = [];
-  readonly logs: string[] = [];
-  readonly #controller = new AbortController();
-  readonly signal = this.#controller.signal;
-
-  receive(message: InboundMessage): Promise<void> {
-    this.messages.push(message);
-    return Promise.resolve();
-  }
-
-  setState(state: ChannelState, error?: string): void {
-    this.states.push({ state, ...(error === undefined ? {} : { error }) });
-  }
-
-  log(message: string): void {
-    this.logs.push(message);
-  }
-
-  abort(): void {
-    this.#controller.abort();
-  }
-
-  get state(): ChannelState | undefined {
-    return this.states.at(-1)?.state;
-  }
-
-  async messageCount(count: number): Promise<InboundMessage[]> {
-    await until(() => this.messages.length >= count, `${count} inbound message(s)`);
-    return this.messages;
-  }
-
-  async stateCount(count: number): Promise<void> {
-    await until(
-      () => this.states.length >= count,
-      `${count} state changes (have ${JSON.stringify(this.states)})`,
-    );
-  }
-}
 
 interface Harness extends AsyncDisposable {
   fake: FakeTelegram;
@@ -96,28 +44,6 @@ interface Harness extends AsyncDisposable {
   fireTimer(): number;
 }
 
-function makeContext(
-  env: Record<string, string | undefined>,
-  clock: FakeTimers.Clock,
-  logs: string[],
-  dataDir: string,
-): ChannelContext {
-  return {
-    profile: "default",
-    env: (name) => env[name],
-    settings: {},
-    fetch: globalThis.fetch,
-    clock: {
-      now: () => clock.now,
-      setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
-      clearTimeout: (handle) => clock.clearTimeout(handle as FakeTimers.TimerId),
-    },
-    dataDir,
-    log: (line) => logs.push(line),
-    conversations: { open: () => Promise.reject(new Error("not used by Telegram")) },
-  };
-}
-
 async function harness(
   options: { token?: string; start?: boolean; channel?: TelegramChannelOptions } = {},
 ): Promise<Harness> {
@@ -126,7 +52,7 @@ async function harness(
   const bot = fake.bot();
   const clock = FakeTimers.createClock();
   const logs: string[] = [];
-  const context = makeContext(
+  const context = channelContext(
     {
       TELEGRAM_BOT_TOKEN: options.token ?? FAKE_TELEGRAM_TOKEN,
       TELEGRAM_API_BASE: fake.baseUrl,
@@ -352,7 +278,7 @@ Deno.test("an unreachable API is retried and the error names no token", async ()
   await using dir = await tempDir();
   const clock = FakeTimers.createClock();
   const logs: string[] = [];
-  const context = makeContext(
+  const context = channelContext(
     { TELEGRAM_BOT_TOKEN: FAKE_TELEGRAM_TOKEN, TELEGRAM_API_BASE: `http://127.0.0.1:${port}` },
     clock,
     logs,
@@ -592,7 +518,7 @@ Deno.test("the plugin needs TELEGRAM_BOT_TOKEN and keys the credential by its ha
   const clock = FakeTimers.createClock();
   assert.equal(plugin.id, "telegram");
   const missing = await Promise.resolve()
-    .then(() => plugin.create(makeContext({}, clock, [], dir.path)))
+    .then(() => plugin.create(channelContext({}, clock, [], dir.path)))
     .catch((e) => e);
   assert.ok(missing instanceof HeraldError);
   assert.equal(missing.code, "platform_not_configured");
@@ -601,7 +527,7 @@ Deno.test("the plugin needs TELEGRAM_BOT_TOKEN and keys the credential by its ha
   const badBase = await Promise.resolve()
     .then(() =>
       plugin.create(
-        makeContext(
+        channelContext(
           { TELEGRAM_BOT_TOKEN: FAKE_TELEGRAM_TOKEN, TELEGRAM_API_BASE: "ftp://x" },
           clock,
           [],
@@ -614,7 +540,7 @@ Deno.test("the plugin needs TELEGRAM_BOT_TOKEN and keys the credential by its ha
   assert.match(badBase.message, /TELEGRAM_API_BASE "ftp:\/\/x"/);
 
   const channel = await plugin.create(
-    makeContext({ TELEGRAM_BOT_TOKEN: FAKE_TELEGRAM_TOKEN }, clock, [], dir.path),
+    channelContext({ TELEGRAM_BOT_TOKEN: FAKE_TELEGRAM_TOKEN }, clock, [], dir.path),
   );
   const digest = await crypto.subtle.digest(
     "SHA-256",
@@ -623,8 +549,8 @@ Deno.test("the plugin needs TELEGRAM_BOT_TOKEN and keys the credential by its ha
   const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
   assert.equal(channel.credentialKey, hex);
   assert.equal(channel.outbound?.chunkLimit, 4096);
-  const same = makeContext({ TELEGRAM_BOT_TOKEN: FAKE_TELEGRAM_TOKEN }, clock, [], dir.path);
+  const same = channelContext({ TELEGRAM_BOT_TOKEN: FAKE_TELEGRAM_TOKEN }, clock, [], dir.path);
   assert.equal(await channel.reload!(same), true);
-  const other = makeContext({ TELEGRAM_BOT_TOKEN: WRONG_TOKEN }, clock, [], dir.path);
+  const other = channelContext({ TELEGRAM_BOT_TOKEN: WRONG_TOKEN }, clock, [], dir.path);
   assert.equal(await channel.reload!(other), false);
 });

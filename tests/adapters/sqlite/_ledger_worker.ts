@@ -2,9 +2,9 @@
  * Worker process for delivery_ledger_test.ts (not a test itself).
  *
  * `deno run --allow-all _ledger_worker.ts record <db> <platform> <count> <barrier-dir>`
- * announces itself with `<barrier-dir>/ready-<platform>`, waits for
- * `<barrier-dir>/go`, then records `count` obligations to chat `<platform>-<i>`
- * and takes each through sending to delivered, one transaction per step.
+ * is a worker of tests/_workers.ts: once let go, it records `count`
+ * obligations to chat `<platform>-<i>` and takes each through sending to
+ * delivered, one transaction per step.
  *
  * `deno run --allow-all _ledger_worker.ts crash <db>` records two obligations,
  * delivers the first, marks the second `sending`, prints both ids as one
@@ -14,29 +14,15 @@
  */
 
 import { openDeliveryLedger } from "../../../adapters/sqlite/mod.ts";
+import { startWorker } from "../../_workers.ts";
 
 const [mode, path, ...rest] = Deno.args;
 
-async function waitFor(file: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await Deno.stat(file);
-      return;
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-      if (Date.now() > deadline) throw new Error(`no ${file} within 30 s`);
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-  }
-}
+const USAGE = "usage: _ledger_worker.ts record <db> <platform> <count> <barrier> | crash <db>";
 
 if (mode === "record") {
-  const [platform, countText, barrier] = rest;
-  const count = Number(countText);
-  await Deno.writeTextFile(`${barrier}/ready-${platform}`, String(Deno.pid));
-  await waitFor(`${barrier}/go`);
-  const ledger = openDeliveryLedger(path);
+  const { target, label: platform, count } = await startWorker(USAGE, [path, ...rest]);
+  const ledger = openDeliveryLedger(target);
   try {
     for (let i = 0; i < count; i++) {
       const owed = ledger.record({
@@ -65,6 +51,6 @@ if (mode === "record") {
   console.log(JSON.stringify({ delivered: delivered.id, midSend: midSend.id }));
   setInterval(() => {}, 60_000);
 } else {
-  console.error("usage: _ledger_worker.ts record <db> <platform> <count> <barrier> | crash <db>");
+  console.error(USAGE);
   Deno.exit(2);
 }

@@ -1,46 +1,24 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openStateStore, STATE_MIGRATIONS } from "../../../adapters/sqlite/mod.ts";
-import { REPO_ROOT, tempDir } from "../../_helpers.ts";
+import { tempDir } from "../../_helpers.ts";
+import { raceWorkers } from "../../_workers.ts";
 
 const WRITER = new URL("./_concurrent_writer.ts", import.meta.url).pathname;
 const PER_WRITER = 1_000;
 const LABELS = ["a", "b"];
 
-async function waitForFiles(paths: string[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const present = await Promise.all(
-      paths.map((path) => Deno.stat(path).then(() => true, () => false)),
-    );
-    if (present.every(Boolean)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${paths.join(", ")}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 Deno.test("two processes writing the same new state database at once lose nothing", async () => {
   await using dir = await tempDir();
   const path = `${dir.path}/state.db`;
-  const barrier = `${dir.path}/barrier`;
-  await Deno.mkdir(barrier);
 
-  const children = LABELS.map((label) =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", WRITER, path, label, String(PER_WRITER), barrier],
-      cwd: REPO_ROOT,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn()
-  );
-  try {
-    await waitForFiles(LABELS.map((label) => `${barrier}/ready-${label}`), 60_000);
-  } finally {
-    // Release the writers even when one failed to start, so output() below cannot hang.
-    await Deno.writeTextFile(`${barrier}/go`, "");
-  }
-  const results = await Promise.all(children.map((child) => child.output()));
+  const results = await raceWorkers({
+    script: WRITER,
+    target: path,
+    labels: LABELS,
+    count: PER_WRITER,
+    barrier: `${dir.path}/barrier`,
+  });
   const decoder = new TextDecoder();
   results.forEach((result, i) => {
     assert.equal(

@@ -9,6 +9,7 @@ import {
 import type { OutboundReply } from "../../../core/channels/contract.ts";
 import { HeraldError } from "../../../core/errors.ts";
 import { REPO_ROOT, tempDir } from "../../_helpers.ts";
+import { raceWorkers } from "../../_workers.ts";
 
 const WORKER = new URL("./_ledger_worker.ts", import.meta.url).pathname;
 const TEXT: OutboundReply = { parts: [{ kind: "text", text: "hello" }] };
@@ -237,33 +238,16 @@ Deno.test("two connections on one database see each other's changes", async () =
 Deno.test("two processes writing one ledger at once lose nothing", async () => {
   await using dir = await tempDir();
   const path = join(dir.path, "state.db");
-  const barrier = join(dir.path, "barrier");
-  await Deno.mkdir(barrier);
   const platforms = ["alpha", "beta"];
   const perWorker = 300;
-  const children = platforms.map((platform) =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", WORKER, "record", path, platform, String(perWorker), barrier],
-      cwd: REPO_ROOT,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn()
-  );
-  try {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const ready = await Promise.all(
-        platforms.map((p) => Deno.stat(join(barrier, `ready-${p}`)).then(() => true, () => false)),
-      );
-      if (ready.every(Boolean)) break;
-      if (Date.now() > deadline) throw new Error("the workers did not start within 60 s");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  } finally {
-    await Deno.writeTextFile(join(barrier, "go"), "");
-  }
-  const results = await Promise.all(children.map((child) => child.output()));
+  const results = await raceWorkers({
+    script: WORKER,
+    before: ["record"],
+    target: path,
+    labels: platforms,
+    count: perWorker,
+    barrier: join(dir.path, "barrier"),
+  });
   const decoder = new TextDecoder();
   results.forEach((result, i) =>
     assert.equal(result.code, 0, `worker ${platforms[i]}: ${decoder.decode(result.stderr)}`)
