@@ -50,6 +50,7 @@ import {
   type PlatformStatus,
 } from "../../core/gateway/mod.ts";
 import type { ApprovalSurface } from "../../core/tools/approval_policy.ts";
+import { protectedPathReason } from "../../core/tools/write_guard.ts";
 import { loadConfigFile } from "../home/config_file.ts";
 import { readProfileCredentials } from "../home/credentials.ts";
 import type { ProfilePaths } from "../home/layout.ts";
@@ -312,6 +313,7 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
     clock,
     log,
     saveAttachment: attachmentSaver(paths.home, clock),
+    mediaRefusal: mediaGuard(options.root, options.env.HOME ?? options.env.USERPROFILE),
   });
 
   let closed = false;
@@ -351,4 +353,24 @@ function unattendedApprovals(platform: string, log: (line: string) => void): App
       }
     },
   };
+}
+
+/**
+ * The runner's check of an answer's `MEDIA:<path>`: the file, its links
+ * resolved, judged by the file tools' protected lists (`.env` files,
+ * credential and system folders, Herald's home), so a prompt-injected
+ * `MEDIA:~/.herald/.env` is never sent to a chat.
+ */
+function mediaGuard(root: string, userHome: string | undefined) {
+  const real = (path: string) => {
+    try {
+      return Deno.realPathSync(path);
+    } catch {
+      // Not there (yet): judged by its name; the channel says when it cannot read it.
+      return path;
+    }
+  };
+  const home = userHome ? real(userHome) : "/nonexistent-home";
+  const heraldRoot = real(root);
+  return (path: string): string | undefined => protectedPathReason(real(path), home, heraldRoot);
 }

@@ -234,7 +234,8 @@ export class ChatSession {
         return;
       }
       this.#queue.push(item);
-      this.#host.reply(message, QUEUED_TEXT);
+      // A turn already stopped is only winding down: the message is next, so it needs no notice.
+      if (!this.#current.stopped) this.#host.reply(message, QUEUED_TEXT);
       return;
     }
     this.#queue.push(item);

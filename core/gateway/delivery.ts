@@ -32,11 +32,18 @@ import {
 } from "../channels/contract.ts";
 import type { DeliveryLedger, Obligation } from "../channels/ports.ts";
 
-/** How hard and how long the gateway tries to deliver a reply. */
+/**
+ * How hard and how long the gateway tries to deliver a reply. A platform
+ * that fails for a while (a timeout, a 5xx, a dropped connection) is tried
+ * again with backoff until the reply is `maxAgeMs` old, so an outage of
+ * minutes or hours loses nothing; `maxAttempts` only stops a reply that
+ * fails on every try for a day at most (or crashes the gateway each time
+ * it is sent).
+ */
 export interface DeliveryOptions {
-  /** Attempts per obligation, counted across restarts. Default 3. */
+  /** Attempts per obligation, counted across restarts. Default 1,500 (a day at the longest wait). */
   maxAttempts: number;
-  /** Unfinished obligations older than this are not redelivered at start (ms). Default 24 h. */
+  /** How long a reply is tried, while running and across restarts (ms). Default 24 h. */
   maxAgeMs: number;
   /** The wait after the first failed attempt (ms); it doubles after each. Default 1 s. */
   baseDelayMs: number;
@@ -46,7 +53,7 @@ export interface DeliveryOptions {
 
 /** The defaults of {@link DeliveryOptions}. */
 export const DEFAULT_DELIVERY_OPTIONS: Readonly<DeliveryOptions> = Object.freeze({
-  maxAttempts: 3,
+  maxAttempts: 1500,
   maxAgeMs: 24 * 60 * 60 * 1000,
   baseDelayMs: 1000,
   maxDelayMs: 60_000,
@@ -169,11 +176,13 @@ export class Courier {
    */
   deliver(outbound: ChannelOutbound | undefined, parcel: Parcel): Promise<DeliveryOutcome> {
     // Recorded at once, sent in its turn: a crash while it waits for the chat's earlier replies loses nothing.
+    const createdAt = this.#clock.now();
     const recorded = this.#record(parcel);
     return this.#enqueue(parcel.to, async () => {
       const id = await recorded;
       return await this.#attempts(outbound, id, parcel.to, parcel.reply, parcel.context, {
         made: 0,
+        createdAt,
       });
     });
   }
@@ -194,6 +203,7 @@ export class Courier {
         : obligation.reply;
       return this.#attempts(outbound, obligation.id, obligation.to, reply, obligation.context, {
         made: obligation.attempts,
+        createdAt: obligation.createdAt,
       });
     });
   }
@@ -256,7 +266,7 @@ export class Courier {
     to: ChatAddress,
     reply: OutboundReply,
     context: unknown,
-    counted: { made: number },
+    counted: { made: number; createdAt: number },
   ): Promise<DeliveryOutcome> {
     const where = formatAddress(to);
     const label = id === undefined ? `reply to ${where}` : `reply ${id} to ${where}`;
@@ -267,7 +277,7 @@ export class Courier {
       return { ok: false, code: "no_outbound", obligationId: id, message };
     }
     let made = counted.made;
-    const { maxAttempts } = this.options;
+    const { maxAttempts, maxAgeMs } = this.options;
     while (true) {
       if (this.#stopped) return this.#stoppedOutcome(id, label);
       await this.#mark(id, (ledger, n) => ledger.markSending(n));
@@ -284,12 +294,15 @@ export class Courier {
       } catch (error) {
         const reason = reasonOf(error);
         const permanent = error instanceof PermanentSendError;
-        const final = permanent || made >= maxAttempts;
+        const tooOld = this.#clock.now() - counted.createdAt >= maxAgeMs;
+        const final = permanent || made >= maxAttempts || tooOld;
         await this.#mark(id, (ledger, n) => ledger.markFailed(n, reason, final));
         if (final) {
           const why = permanent
             ? `the platform refused it: ${reason}`
-            : `${made} attempt${made === 1 ? "" : "s"} failed, the last with: ${reason}`;
+            : `${made} attempt${made === 1 ? "" : "s"} failed${
+              tooOld ? ` over ${formatHours(maxAgeMs)}` : ""
+            }, the last with: ${reason}`;
           const message = `${capitalise(label)} not delivered: ${why}`;
           this.#log(message);
           return {
@@ -347,6 +360,11 @@ export class Courier {
     this.#waits.add(wait);
     return wait;
   }
+}
+
+function formatHours(ms: number): string {
+  const hours = ms / 3_600_000;
+  return hours >= 1 ? `${Number(hours.toFixed(1))} h` : `${Math.round(ms / 60_000)} min`;
 }
 
 function capitalise(text: string): string {

@@ -16,7 +16,7 @@
  *   access: (platform) => policy,            // AccessPolicy of the platform
  *   attachments: (platform) => policy,       // AttachmentPolicy of the platform
  *   clock, log,                              // ChannelClock, one line at a time (never a secret)
- *   delivery: { maxAttempts: 3 },            // optional: Partial<DeliveryOptions>
+ *   delivery: { maxAgeMs: 3_600_000 },       // optional: Partial<DeliveryOptions>
  *   maxConversations: 200,                   // optional: chats held (LRU: idle ones closed past it)
  *   maxQueuedPerChat: 20,                    // optional: messages waiting behind a turn, per chat
  *   saveAttachment: (chat, file) => path,    // optional: keeps an admitted file, for the prompt
@@ -53,10 +53,12 @@ import {
   type Channel,
   type ChannelClock,
   type ChannelHost,
+  type ChannelOutbound,
   type ChatAddress,
   formatAddress,
   type InboundMessage,
   type OutboundReply,
+  type ReplyPart,
 } from "../channels/contract.ts";
 import type { DeliveryLedger, PairingStore } from "../channels/ports.ts";
 import { type AccessPolicy, decideAccess, pairingCodeMessage } from "../channels/access.ts";
@@ -105,6 +107,12 @@ export interface GatewayRunnerOptions {
    * prompt names the file but the model cannot open it.
    */
   saveAttachment?(chat: ChatAddress, file: KeptAttachment): Promise<string>;
+  /**
+   * Why the file at `path` (an answer's `MEDIA:<path>`) must not be sent to
+   * a chat (a `.env` file, a credential folder, Herald's home), or
+   * undefined when it may be. Without it every file may be sent.
+   */
+  mediaRefusal?(path: string): string | undefined;
 }
 
 /** What {@link GatewayRunner.status} reports. */
@@ -132,6 +140,8 @@ export const PAIRING_FULL_TEXT =
   "Too many people are waiting to be paired with this bot right now; try again later.";
 /** How long {@link GatewayRunner.stop} waits for running turns and sends (ms). */
 export const STOP_WAIT_MS = 10_000;
+/** How long delivered and given-up replies stay in the ledger before a start removes them (ms). */
+export const DONE_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -342,6 +352,26 @@ export class GatewayRunner {
     }
   }
 
+  /**
+   * The reply with every file {@link GatewayRunnerOptions.mediaRefusal}
+   * refuses replaced by a line saying it was not sent and why (a prompt
+   * injection asking for `MEDIA:~/.herald/.env` gets that line, not the file).
+   */
+  #withoutRefusedMedia(reply: OutboundReply, outbound: ChannelOutbound, where: string) {
+    const refusal = this.#options.mediaRefusal;
+    if (!refusal || !reply.parts.some((part) => part.kind === "media")) return reply;
+    const parts = reply.parts.map((part): ReplyPart => {
+      if (part.kind !== "media") return part;
+      const why = refusal(part.media.path);
+      if (why === undefined) return part;
+      this.#options.log(`${where}: a file in the answer was not sent: ${part.media.path} (${why})`);
+      const name = part.media.path.split(/[\\/]/).pop() || part.media.path;
+      const text = outbound.format(`(The file ${name} was not sent: ${why}.)`);
+      return { kind: "text", text: text.slice(0, outbound.chunkLimit) };
+    });
+    return { ...reply, parts };
+  }
+
   /** Plans `text` for the chat's channel and delivers it (in the background). */
   #reply(platform: PlatformLink, message: InboundMessage, text: string, sessionId?: string): void {
     const outbound = platform.channel.outbound;
@@ -363,6 +393,7 @@ export class GatewayRunner {
       this.#options.log(`${where}: the answer was silent; stored, not delivered`);
       return;
     }
+    reply = this.#withoutRefusedMedia(reply, outbound, where);
     void this.#courier.deliver(outbound, {
       to: message.chat,
       reply,
@@ -374,16 +405,36 @@ export class GatewayRunner {
   async #redeliver(platform: PlatformLink): Promise<void> {
     const { channel } = platform;
     const { maxAgeMs, maxAttempts } = this.#courier.options;
-    let rows;
+    const { ledger, clock, log } = this.#options;
+    const now = clock.now();
+    let unfinished;
     try {
-      rows = await this.#options.ledger.unfinished(
-        channel.id,
-        this.#options.clock.now() - maxAgeMs,
-        maxAttempts,
-      );
+      // Delivered and given-up replies are kept a week (for status and questions), then removed.
+      await ledger.prune(now - DONE_KEPT_MS);
+      unfinished = await ledger.unfinished(channel.id, 0, Number.MAX_SAFE_INTEGER);
     } catch (error) {
-      this.#options.log(`${channel.id}: unfinished replies could not be read: ${errorText(error)}`);
+      log(`${channel.id}: unfinished replies could not be read: ${errorText(error)}`);
       return;
+    }
+    // Past the bounds: given up, and said so (never left pending without a word).
+    const rows = [];
+    for (const row of unfinished) {
+      const tooOld = now - row.createdAt >= maxAgeMs;
+      if (!tooOld && row.attempts < maxAttempts) {
+        rows.push(row);
+        continue;
+      }
+      const why = tooOld
+        ? `it is older than ${Math.round(maxAgeMs / 3_600_000)} h`
+        : `it was tried ${row.attempts} times`;
+      const message = `Reply ${row.id} to ${formatAddress(row.to)} not delivered: ${why}` +
+        (row.lastError ? ` (last error: ${row.lastError})` : "");
+      try {
+        await ledger.markFailed(row.id, message, true);
+      } catch (error) {
+        log(`Delivery ledger could not record obligation ${row.id}: ${errorText(error)}`);
+      }
+      log(message);
     }
     if (rows.length === 0) return;
     this.#options.log(

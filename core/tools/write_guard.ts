@@ -152,6 +152,26 @@ function protectedReason(target: WriteTarget): string | undefined {
 }
 
 /**
+ * Why `path` is protected (a `.env` file, Herald's own home, a credential
+ * or system folder), or undefined when it is not. The same lists keep the
+ * gateway from sending such a file to a chat (`MEDIA:<path>` in an answer).
+ * `path`, `userHome` and `heraldRoot` are absolute with links resolved.
+ *
+ * @example
+ * ```ts
+ * protectedPathReason("/home/me/.herald/.env", "/home/me", "/home/me/.herald");
+ * // "a .env file holds secrets"
+ * ```
+ */
+export function protectedPathReason(
+  path: string,
+  userHome: string,
+  heraldRoot: string,
+): string | undefined {
+  return protectedReason({ path, cwd: "/", userHome, heraldRoot });
+}
+
+/**
  * Judges a write by the agent's file tools: refused for a protected file or
  * outside the write root, asked about outside the working directory, else
  * allowed. The rule key of an "ask" names the folder, so approving a write

@@ -23,7 +23,7 @@ export function registerStatusRoutes(app: Hono, deps: ServerDeps): void {
   let cached: { at: number; body: Promise<string>; text?: string } | undefined;
   const home = openProfileHome(deps.root, deps.env);
   // The gateway of the pinned profile, else of the active one (`herald profile use`).
-  const gateway = (now: number) => {
+  const gateway = async (now: number) => {
     let profile = deps.pinnedProfile;
     try {
       profile ??= readActiveProfileSync(deps.root);
@@ -32,7 +32,15 @@ export function registerStatusRoutes(app: Hono, deps: ServerDeps): void {
     }
     profile ??= DEFAULT_PROFILE;
     const { home } = profilePaths(deps.root, profile);
-    return gatewayStatus(profile, gatewayFiles(home), { now });
+    const status = await gatewayStatus(profile, gatewayFiles(home), { now });
+    // The probe needs no token: it says whether the gateway and each platform run, not the
+    // process's pid, its counts or the platforms' error texts (`herald gateway status` has those).
+    return {
+      profile: status.profile,
+      running: status.running,
+      state: status.state,
+      platforms: status.platforms.map(({ platform, label, state }) => ({ platform, label, state })),
+    };
   };
   const build = async (now: number): Promise<string> =>
     JSON.stringify({

@@ -122,7 +122,8 @@ Deno.test("gateway run with no platform enabled runs, keeps its files, and stops
   // The dashboard's status probe shows the same gateway.
   const probe = await (await testApp(home.path).request("/api/status", { auth: false })).json();
   assert.equal(probe.gateway.running, true);
-  assert.equal(probe.gateway.pid, pid);
+  // The probe answers without a token: no pid, counts or error texts in it.
+  assert.deepEqual(Object.keys(probe.gateway).sort(), ["platforms", "profile", "running", "state"]);
 
   // A second gateway for the same profile is refused, naming the first.
   const second = await runHerald({ args: ["gateway", "run"], home: home.path });

@@ -195,7 +195,6 @@ export class LineOutbound implements ChannelOutbound {
 
   async #answerTap(chat: ChatAddress, requestId: string, replyToken?: string): Promise<void> {
     const outcome = this.#slow.tap(requestId, chat.chatId);
-    if (outcome.kind === "ignore") return;
     if (outcome.kind === "say") {
       if (replyToken === undefined) return;
       try {

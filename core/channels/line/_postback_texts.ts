@@ -14,6 +14,8 @@ export interface SlowResponseTexts {
   button: string;
   /** A tap while the answer is being written. */
   stillWorking: string;
+  /** A tap while an earlier tap's answer is being sent (a double tap). */
+  sending: string;
   /** A tap once the answer went out (`LINE_DELIVERED_TEXT`). */
   delivered: string;
   /** A tap on a request whose turn was stopped (`LINE_INTERRUPTED_TEXT`). */
@@ -27,6 +29,7 @@ export const DEFAULT_SLOW_RESPONSE_TEXTS: Readonly<SlowResponseTexts> = Object.f
   pending: "This one is taking a while. Tap the button below to get the answer when it is ready.",
   button: "Get answer",
   stillWorking: "Still working on it. Tap the button again in a little while.",
+  sending: "Your answer is on its way.",
   delivered: "Already answered: the reply is above.",
   interrupted: "That request was stopped before it finished, so there is no answer to fetch.",
   unknown: "That answer is no longer available (it expired or the bot restarted). " +

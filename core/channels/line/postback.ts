@@ -100,9 +100,7 @@ export type TapOutcome =
    */
   | { kind: "deliver"; requestId: string; replies: OutboundReply[] }
   /** Reply with this text. */
-  | { kind: "say"; text: string }
-  /** The answer is being sent for an earlier tap: nothing to do. */
-  | { kind: "ignore" };
+  | { kind: "say"; text: string };
 
 /** What the machine is built from. */
 export interface SlowResponseOptions {
@@ -322,7 +320,8 @@ export class SlowResponses {
       case "pending":
         return { kind: "say", text: this.texts.stillWorking };
       case "ready":
-        if (request.delivering) return { kind: "ignore" };
+        // A double tap: the first tap's answer is on its way; the second token says so.
+        if (request.delivering) return { kind: "say", text: this.texts.sending };
         request.delivering = true;
         return { kind: "deliver", requestId: id, replies: [...request.replies] };
       case "delivered":

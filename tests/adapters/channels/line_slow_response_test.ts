@@ -97,7 +97,11 @@ Deno.test("PENDING → READY → DELIVERED: the held answer goes out with the ta
 
   rig.clock.tick(10 * 60_000);
   assert.deepEqual(await tap(rig, data), ["the answer, at last"]);
-  assert.deepEqual(await tap(rig, data), [SETTINGS.LINE_DELIVERED_TEXT]);
+  // A tap right after can meet the answer still on its way (the fake records the reply before
+  // the channel hears it went out); once it is out, a tap says it was answered.
+  let again = await tap(rig, data);
+  while (again[0] === DEFAULT_SLOW_RESPONSE_TEXTS.sending) again = await tap(rig, data);
+  assert.deepEqual(again, [SETTINGS.LINE_DELIVERED_TEXT]);
   assert.equal(rig.fake.requestsTo("/v2/bot/message/push").length, 0);
 });
 

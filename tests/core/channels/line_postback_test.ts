@@ -118,8 +118,11 @@ Deno.test("PENDING → READY → DELIVERED: the cached answer goes out on the ta
   const tap = r.slow.tap(request.id, USER);
   assert.equal(tap.kind, "deliver");
   assert.deepEqual(tap.kind === "deliver" ? tap.replies : [], [reply]);
-  // A second tap while the first one's delivery is in flight does nothing.
-  assert.deepEqual(r.slow.tap(request.id, USER), { kind: "ignore" });
+  // A second tap while the first one's delivery is in flight is told it is on its way.
+  assert.deepEqual(r.slow.tap(request.id, USER), {
+    kind: "say",
+    text: DEFAULT_SLOW_RESPONSE_TEXTS.sending,
+  });
   r.slow.delivered(request.id);
   assert.equal(r.slow.state(request.id), "delivered");
   assert.deepEqual(r.slow.tap(request.id, USER), {

@@ -127,7 +127,7 @@ Deno.test("after a crash mid-send the reply is sent once more with the duplicate
   seed("never sent", "pending", HOUR);
   seed("already delivered", "delivered", HOUR, 1);
   seed("too old", "pending", 25 * HOUR);
-  seed("out of attempts", "pending", HOUR, 3);
+  seed("out of attempts", "pending", HOUR, DEFAULT_DELIVERY_OPTIONS.maxAttempts);
   // The process is gone: no stop. A new gateway starts on the same ledger.
 
   await using second = await rig({ clock, ledger });
@@ -141,11 +141,49 @@ Deno.test("after a crash mid-send the reply is sent once more with the duplicate
   const c2 = second.channel.sent.find((sent) => sent.to.chatId === "c2")!;
   assert.deepEqual(c2.texts, ["never sent"], "a pending row is sent as it was planned");
   assert.equal(c2.reply.possibleDuplicate, undefined);
+  // Past the bounds: given up and said so, never left pending without a word.
   assert.deepEqual(
     ledger.rows.map((row) => row.status),
-    ["delivered", "delivered", "delivered", "pending", "pending"],
+    ["delivered", "delivered", "delivered", "failed", "failed"],
   );
   assert.ok(second.logs.some((line) => line.includes("2 unfinished replies")));
+  assert.ok(second.logs.some((line) => /not delivered: it is older than 24 h/.test(line)));
+  assert.ok(
+    second.logs.some((line) =>
+      line.includes(`not delivered: it was tried ${DEFAULT_DELIVERY_OPTIONS.maxAttempts} times`)
+    ),
+  );
+});
+
+Deno.test("a platform down for hours is tried until it is back: the reply is not given up", async () => {
+  const clock = new HandClock();
+  const ledger = new MemoryLedger(clock);
+  const channel = new TestChannel();
+  // Six hours of 503s at the longest wait (60 s): far more failures than a few quick retries.
+  for (let i = 0; i < 6 * 60 + 10; i++) channel.failures.push(new Error("503"));
+  await using r = await rig({ clock, ledger, channel });
+  await r.channel.say("c1", "still there?");
+  await until(() => r.channel.attempts.length === 1, "the first attempt");
+  for (let minute = 0; minute < 7 * 60 && r.channel.textsTo("c1").length === 0; minute++) {
+    await r.clock.advance(60_000);
+  }
+  assert.deepEqual(r.channel.textsTo("c1"), ["echo: still there?"]);
+  assert.equal(ledger.rows[0].status, "delivered");
+});
+
+Deno.test("a reply failing for longer than its age bound is given up and logged", async () => {
+  const clock = new HandClock();
+  const ledger = new MemoryLedger(clock);
+  const channel = new TestChannel();
+  channel.outbound.send = () => Promise.reject(new Error("503 Service Unavailable"));
+  await using r = await rig({ clock, ledger, channel, delivery: { maxAgeMs: 10 * 60_000 } });
+  await r.channel.say("c1", "hello");
+  await until(() => ledger.rows.length === 1, "the obligation");
+  for (let minute = 0; minute < 15 && ledger.rows[0].status !== "failed"; minute++) {
+    await r.clock.advance(60_000);
+  }
+  assert.equal(ledger.rows[0].status, "failed");
+  assert.ok(r.logs.some((line) => /not delivered: \d+ attempts failed over 10 min/.test(line)));
 });
 
 Deno.test("a redelivered reply goes out before a new answer to the same chat", async () => {

@@ -18,6 +18,7 @@ import {
 import { settle, TestChannel, until } from "./_fixtures.ts";
 import { allowOnly } from "./_access.ts";
 import { rig } from "./_rig.ts";
+import { protectedPathReason } from "../../../core/tools/write_guard.ts";
 
 Deno.test("a chat's messages are answered in order; one sent during a turn is queued and acknowledged at once", async () => {
   await using r = await rig();
@@ -307,4 +308,30 @@ Deno.test("Telegram's /command@botname form is read as the command", async () =>
   await r.channel.say("g1", "/title@herald_bot Weekly plans");
   await until(() => r.channel.sent.length === 2, "the answer to /title");
   assert.equal(r.channel.textsTo("g1")[1], 'Title set to "Weekly plans".');
+});
+
+Deno.test("a file an answer names is sent unless protected: MEDIA: of a .env gets a line, not the file", async () => {
+  const refusals: string[] = [];
+  await using r = await rig({
+    mediaRefusal: (path) => {
+      const why = protectedPathReason(path, "/home/u", "/home/u/.herald");
+      if (why) refusals.push(path);
+      return why;
+    },
+  });
+  // The scripted model answers `echo: <text>`: the MEDIA: lines come back as its answer's lines.
+  await r.channel.say("c1", "here\nMEDIA:/home/u/.herald/.env\nMEDIA:/tmp/report.pdf");
+  await until(() => r.channel.sent.length === 1, "the answer");
+  const parts = r.channel.sent[0].reply.parts;
+  assert.deepEqual(
+    parts.filter((part) => part.kind === "media").map((part) => part.media.path),
+    ["/tmp/report.pdf"],
+  );
+  assert.ok(
+    r.channel.textsTo("c1").some((text) =>
+      text === "(The file .env was not sent: a .env file holds secrets.)"
+    ),
+  );
+  assert.deepEqual(refusals, ["/home/u/.herald/.env"]);
+  assert.ok(r.logs.some((line) => line.includes("a file in the answer was not sent")));
 });
