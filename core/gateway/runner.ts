@@ -140,6 +140,14 @@ export const PAIRING_FULL_TEXT =
   "Too many people are waiting to be paired with this bot right now; try again later.";
 /** How long {@link GatewayRunner.stop} waits for running turns and sends (ms). */
 export const STOP_WAIT_MS = 10_000;
+/**
+ * A stranger is answered at most once in this long (ms): the code again, or
+ * that pairing is full. Messages between are ignored, so one sender cannot
+ * make the bot spend its platform's rate limit on them.
+ */
+export const PAIRING_REPLY_COOLDOWN_MS = 10 * 60 * 1000;
+/** Strangers remembered for {@link PAIRING_REPLY_COOLDOWN_MS} at most (the oldest go first). */
+const PAIRING_REPLIES_KEPT = 10_000;
 /** How long delivered and given-up replies stay in the ledger before a start removes them (ms). */
 export const DONE_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -154,6 +162,8 @@ export class GatewayRunner {
   readonly #platforms = new Map<string, PlatformLink>();
   /** Chats by key, least recently used first. */
   readonly #chats = new Map<string, ChatSession>();
+  /** `platform:user` of strangers answered lately, and when (oldest first). */
+  readonly #pairingReplies = new Map<string, number>();
   /** Conversations being closed, by chat key: a reopen waits for the close. */
   readonly #closing = new Map<string, Promise<void>>();
   /** Per chat key, the intake of messages still deciding access, so they stay in order. */
@@ -280,6 +290,26 @@ export class GatewayRunner {
   }
 
   async #pair(platform: PlatformLink, message: InboundMessage): Promise<void> {
+    const now = this.#options.clock.now();
+    const stranger = `${message.chat.platform}:${message.userId}`;
+    const answeredAt = this.#pairingReplies.get(stranger);
+    if (answeredAt !== undefined && now - answeredAt < PAIRING_REPLY_COOLDOWN_MS) {
+      this.#options.log(
+        `${formatAddress(message.chat)}: ignored another message from unpaired user ` +
+          `${message.userId} (answered ${Math.round((now - answeredAt) / 1000)} s ago)`,
+      );
+      return;
+    }
+    this.#pairingReplies.delete(stranger);
+    this.#pairingReplies.set(stranger, now);
+    for (const [key, at] of this.#pairingReplies) {
+      if (
+        this.#pairingReplies.size <= PAIRING_REPLIES_KEPT && now - at < PAIRING_REPLY_COOLDOWN_MS
+      ) {
+        break;
+      }
+      this.#pairingReplies.delete(key);
+    }
     const request = await this.#options.pairing.request({
       platform: message.chat.platform,
       userId: message.userId,

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { pairingCodeMessage } from "../../../core/channels/access.ts";
 import { PAIRING_MAX_PENDING } from "../../../core/pairing/mod.ts";
+import { PAIRING_REPLY_COOLDOWN_MS } from "../../../core/gateway/runner.ts";
 import { PAIRING_FULL_TEXT } from "../../../core/gateway/mod.ts";
 import { openPairingStore } from "../../../adapters/channels/pairing_store.ts";
 import { tempDir } from "../../_helpers.ts";
@@ -31,6 +32,12 @@ Deno.test("an unknown person's direct message gets a pairing code; after approva
   assert.equal(r.ledger.rows.length, 1, "the code was owed like any reply");
   assert.equal(r.backend.opened, 0, "no conversation for a stranger");
 
+  // Within the cooldown another message gets nothing (one sender cannot make the bot spam).
+  await r.channel.say("dm-ann", "still me", { userId: "ann" });
+  await until(() => r.logs.some((line) => line.includes("ignored another message")), "the log");
+  assert.equal(r.channel.sent.length, 1);
+  // After it, the same code again.
+  await r.clock.advance(PAIRING_REPLY_COOLDOWN_MS);
   await r.channel.say("dm-ann", "still me", { userId: "ann" });
   await until(() => r.channel.sent.length === 2, "the same code again");
   assert.equal(r.channel.textsTo("dm-ann")[1], pairingCodeMessage(request.code, "work"));
