@@ -29,6 +29,28 @@ export function Button(
   return <button {...rest} type={type} class={`btn btn-${variant} ${className ?? ""}`} />;
 }
 
+/**
+ * A form's buttons: Cancel (when the form can be left) and the submit
+ * button, which shows `busyLabel` and is disabled while `busy`.
+ */
+export function FormActions(props: {
+  label: string;
+  busyLabel: string;
+  busy: boolean;
+  /** Disabled although not busy (nothing to save yet). */
+  disabled?: boolean;
+  onCancel?: () => void;
+}) {
+  return (
+    <div class="dialog-actions">
+      {props.onCancel && <Button onClick={props.onCancel}>Cancel</Button>}
+      <Button type="submit" variant="primary" disabled={props.busy || props.disabled}>
+        {props.busy ? props.busyLabel : props.label}
+      </Button>
+    </div>
+  );
+}
+
 /** A line that says something is loading. */
 export function Loading(props: { label?: string }) {
   return <p class="muted loading" role="status">{props.label ?? "Loading…"}</p>;

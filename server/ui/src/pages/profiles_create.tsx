@@ -5,7 +5,7 @@
  */
 
 import { useState } from "preact/hooks";
-import { Button, Dialog, ErrorNote } from "../components/ui.tsx";
+import { Dialog, ErrorNote, FormActions } from "../components/ui.tsx";
 import type { CreatedProfileView } from "../../../../core/profiles/views.ts";
 import { createProfile, type NewProfile } from "./profiles_api.ts";
 
@@ -127,12 +127,13 @@ export function CreateProfileDialog(
           />
         </label>
         {error !== undefined && <ErrorNote error={error} />}
-        <div class="dialog-actions">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={busy || name.trim() === ""}>
-            {busy ? "Creating…" : source ? "Clone" : "Create"}
-          </Button>
-        </div>
+        <FormActions
+          label={source ? "Clone" : "Create"}
+          busyLabel="Creating…"
+          busy={busy}
+          disabled={name.trim() === ""}
+          onCancel={props.onClose}
+        />
       </form>
     </Dialog>
   );

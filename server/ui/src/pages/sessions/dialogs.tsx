@@ -6,12 +6,12 @@ import { navigate } from "../../lib/router.ts";
 import { MAX_SESSION_TITLE_CHARS } from "../../../../../core/sessions/titles.ts";
 import type { SessionView } from "../../../../../core/sessions/views.ts";
 import {
-  Button,
   ConfirmDialog,
   Dialog,
   Field,
   fieldErrorId,
   fieldHintId,
+  FormActions,
   Link,
   toast,
 } from "../../components/ui.tsx";
@@ -80,12 +80,7 @@ export function RenameDialog(props: {
             onInput={(event) => setTitle((event.currentTarget as HTMLInputElement).value)}
           />
         </Field>
-        <div class="dialog-actions">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={saving}>
-            {saving ? "Saving…" : "Save"}
-          </Button>
-        </div>
+        <FormActions label="Save" busyLabel="Saving…" busy={saving} onCancel={props.onClose} />
       </form>
     </Dialog>
   );

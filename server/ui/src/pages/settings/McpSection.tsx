@@ -18,6 +18,7 @@ import {
   ErrorNote,
   Field,
   fieldHintId,
+  FormActions,
   Loading,
   toast,
 } from "../../components/ui.tsx";
@@ -325,12 +326,7 @@ function AddServerDialog(props: { onClose: () => void; onAdded: () => void }) {
           />
         </Field>
         {failure !== null && <ErrorNote error={failure} />}
-        <div class="dialog-actions">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={saving}>
-            {saving ? "Adding…" : "Add"}
-          </Button>
-        </div>
+        <FormActions label="Add" busyLabel="Adding…" busy={saving} onCancel={props.onClose} />
       </form>
     </Dialog>
   );
@@ -471,12 +467,12 @@ function InstallDialog(
           </Field>
         ))}
         {failure !== null && <ErrorNote error={failure} />}
-        <div class="dialog-actions">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={busy}>
-            {busy ? "Installing…" : "Install"}
-          </Button>
-        </div>
+        <FormActions
+          label="Install"
+          busyLabel="Installing…"
+          busy={busy}
+          onCancel={props.onClose}
+        />
       </form>
     </Dialog>
   );

@@ -12,7 +12,7 @@ import { useState } from "preact/hooks";
 import { api, errorMessage } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Button, ErrorNote, Field, Loading, toast } from "../../components/ui.tsx";
+import { Button, ErrorNote, Field, FormActions, Loading, toast } from "../../components/ui.tsx";
 import { Badge, ListEditor, Switch } from "./fields.tsx";
 import type { ConfigView } from "../../../../../core/usecases/config.ts";
 import type {
@@ -278,11 +278,7 @@ function SetupForm(
         />
       </Field>
       {failure !== null && <ErrorNote error={failure} />}
-      <div class="dialog-actions">
-        <Button type="submit" variant="primary" disabled={saving}>
-          {saving ? "Saving…" : `Save ${platform.label}`}
-        </Button>
-      </div>
+      <FormActions label={`Save ${platform.label}`} busyLabel="Saving…" busy={saving} />
     </form>
   );
 }

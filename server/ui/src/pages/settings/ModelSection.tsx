@@ -11,7 +11,7 @@ import { useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Button, ErrorNote, Field, Loading, toast } from "../../components/ui.tsx";
+import { Button, ErrorNote, Field, FormActions, Loading, toast } from "../../components/ui.tsx";
 import { Badge } from "./fields.tsx";
 import type {
   AuxiliaryModelsView,
@@ -190,11 +190,12 @@ function MainModel(
           />
         </Field>
         {failure !== null && <ErrorNote error={failure} />}
-        <div class="dialog-actions">
-          <Button type="submit" variant="primary" disabled={!changed || saving}>
-            {saving ? "Saving…" : "Save the model"}
-          </Button>
-        </div>
+        <FormActions
+          label="Save the model"
+          busyLabel="Saving…"
+          busy={saving}
+          disabled={!changed}
+        />
       </form>
     </section>
   );
@@ -436,11 +437,7 @@ function AuxiliaryForm(
         />
       </Field>
       {failure !== null && <ErrorNote error={failure} />}
-      <div class="dialog-actions">
-        <Button type="submit" variant="primary" disabled={saving}>
-          {saving ? "Saving…" : `Save ${slot.task}`}
-        </Button>
-      </div>
+      <FormActions label={`Save ${slot.task}`} busyLabel="Saving…" busy={saving} />
     </form>
   );
 }

@@ -18,6 +18,7 @@ import {
   Empty,
   ErrorNote,
   Field,
+  FormActions,
   Loading,
   toast,
 } from "../../components/ui.tsx";
@@ -226,12 +227,7 @@ function SecretDialog(
           />
         </Field>
         {errors.other !== undefined && <ErrorNote error={errors.other} />}
-        <div class="dialog-actions">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={saving}>
-            {saving ? "Saving…" : "Save"}
-          </Button>
-        </div>
+        <FormActions label="Save" busyLabel="Saving…" busy={saving} onCancel={props.onClose} />
       </form>
     </Dialog>
   );

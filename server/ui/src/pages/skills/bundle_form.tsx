@@ -9,7 +9,14 @@ import { useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../../lib/api.ts";
 import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
-import { Button, Dialog, Field, fieldErrorId, fieldHintId, Loading } from "../../components/ui.tsx";
+import {
+  Dialog,
+  Field,
+  fieldErrorId,
+  fieldHintId,
+  FormActions,
+  Loading,
+} from "../../components/ui.tsx";
 import type { BundleView } from "../../../../../core/skills/views.ts";
 import type { SkillList } from "../../../../../core/usecases/skills.ts";
 
@@ -219,12 +226,12 @@ export function BundleForm(props: {
           />
         </Field>
         {note("form")}
-        <div class="dialog-actions">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={saving}>
-            {saving ? "Saving…" : editing ? "Save bundle" : "Create bundle"}
-          </Button>
-        </div>
+        <FormActions
+          label={editing ? "Save bundle" : "Create bundle"}
+          busyLabel="Saving…"
+          busy={saving}
+          onCancel={props.onClose}
+        />
       </form>
     </Dialog>
   );
