@@ -307,3 +307,8 @@ export class ModelError extends HeraldError {
     super(code, modelErrorKind(code), message, { ...options, details: { provider, status } });
   }
 }
+
+/** The message of an error, or the text of anything else thrown (for logs and notes). */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

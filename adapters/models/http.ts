@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ModelError, type ModelErrorCode } from "../../core/errors.ts";
+import { errorText, ModelError, type ModelErrorCode } from "../../core/errors.ts";
 import { retryAfterMs } from "../../core/models/failure.ts";
 
 /** Options of {@link fetchJson}: a `RequestInit` plus a timeout and labels for messages. */
@@ -155,10 +155,8 @@ export function seconds(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
-/** The message of an error, or its text. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+// The message of an error, or its text: core's, re-exported for the model adapters.
+export { errorText };
 
 function statusError(
   url: string,

@@ -63,6 +63,7 @@ import {
   openPairingStore,
 } from "../channels/mod.ts";
 import { openAgentRuntimeLazily } from "./lazy_agent_runtime.ts";
+import { errorText } from "../../core/errors.ts";
 
 /** What a gateway is composed from. */
 export interface GatewayComposeOptions {
@@ -104,10 +105,6 @@ export const SYSTEM_CLOCK: ChannelClock = {
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as number),
 };
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

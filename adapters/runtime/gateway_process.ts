@@ -21,7 +21,7 @@
  * @module
  */
 
-import { HeraldError } from "../../core/errors.ts";
+import { errorText, HeraldError } from "../../core/errors.ts";
 import type { ProcessEnv } from "../../core/config/mod.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/names.ts";
 import {
@@ -42,10 +42,6 @@ const STATE_DEBOUNCE_MS = 250;
 const POLL_MS = 100;
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** A second gateway for a profile whose gateway runs. */
 export class GatewayRunningError extends HeraldError {

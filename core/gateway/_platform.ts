@@ -6,6 +6,7 @@
  */
 
 import type { Channel, ChannelClock, ChannelHost, ChannelState } from "../channels/contract.ts";
+import { errorText } from "../../core/errors.ts";
 
 /** One platform as `herald gateway status` shows it. */
 export interface PlatformStatus {
@@ -21,10 +22,6 @@ export interface PlatformStatus {
 /** The first wait before a channel that failed to start is started again (ms); it doubles up to 5 min. */
 export const RESTART_BASE_MS = 5000;
 const RESTART_MAX_MS = 5 * 60 * 1000;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** A channel, its state, and its restarts. */
 export class PlatformLink {

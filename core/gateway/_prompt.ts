@@ -15,6 +15,7 @@ import {
 } from "../channels/attachments.ts";
 import { type ChatAddress, formatAddress, type InboundMessage } from "../channels/contract.ts";
 import type { PreparedInput } from "./chat_session.ts";
+import { errorText } from "../../core/errors.ts";
 
 /** A file a message brought that the model gets as a file (not inline text). */
 export interface KeptAttachment {
@@ -25,10 +26,6 @@ export interface KeptAttachment {
 
 /** Keeps an admitted file and returns its path. */
 export type SaveAttachment = (chat: ChatAddress, file: KeptAttachment) => Promise<string>;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Admits `message`'s files under `policy` (one at a time, in order) and

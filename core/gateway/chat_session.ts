@@ -36,6 +36,7 @@ import type {
 } from "../channels/contract.ts";
 import { formatAddress } from "../channels/contract.ts";
 import { HeraldError } from "../errors.ts";
+import { errorText } from "../../core/errors.ts";
 
 /** Where the gateway keeps each chat's session id, across restarts. */
 export interface ChatSessionStore {
@@ -120,10 +121,6 @@ function commandOf(text: string): Command | undefined {
 function normalise(text: string, command: Command | undefined): string {
   if (!command || !/^\s*\/[A-Za-z0-9_-]+@/.test(text)) return text;
   return command.args === "" ? `/${command.name}` : `/${command.name} ${command.args}`;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** What the user is told when their message could not be answered: no secrets, no stack. */

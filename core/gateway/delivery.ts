@@ -31,6 +31,7 @@ import {
   PermanentSendError,
 } from "../channels/contract.ts";
 import type { DeliveryLedger, Obligation } from "../channels/ports.ts";
+import { errorText } from "../../core/errors.ts";
 
 /**
  * How hard and how long the gateway tries to deliver a reply. A platform
@@ -118,10 +119,6 @@ function retryAfterOf(error: unknown): number | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const value = (error as { retryAfterMs?: unknown }).retryAfterMs;
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The context as the ledger may store it: plain JSON, else nothing. */
@@ -230,7 +227,7 @@ export class Courier {
     this.#inFlight++;
     const run = previous.then(job).catch((error): DeliveryOutcome => {
       // A bug, not a platform failure: say so rather than lose the reply quietly.
-      const message = `Reply to ${key} not delivered: ${reasonOf(error)}`;
+      const message = `Reply to ${key} not delivered: ${errorText(error)}`;
       this.#log(message);
       return { ok: false, code: "exhausted", message };
     }).finally(() => {
@@ -253,7 +250,7 @@ export class Courier {
       return obligation.id;
     } catch (error) {
       this.#log(
-        `Delivery ledger unavailable (${reasonOf(error)}); sending the reply to ` +
+        `Delivery ledger unavailable (${errorText(error)}); sending the reply to ` +
           `${formatAddress(parcel.to)} without a record`,
       );
       return undefined;
@@ -292,7 +289,7 @@ export class Courier {
           held: receipt.held ?? false,
         };
       } catch (error) {
-        const reason = reasonOf(error);
+        const reason = errorText(error);
         const permanent = error instanceof PermanentSendError;
         const tooOld = this.#clock.now() - counted.createdAt >= maxAgeMs;
         const final = permanent || made >= maxAttempts || tooOld;
@@ -338,7 +335,7 @@ export class Courier {
     try {
       await update(this.#ledger, id);
     } catch (error) {
-      this.#log(`Delivery ledger could not record obligation ${id}: ${reasonOf(error)}`);
+      this.#log(`Delivery ledger could not record obligation ${id}: ${errorText(error)}`);
     }
   }
 

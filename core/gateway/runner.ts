@@ -68,6 +68,7 @@ import { ChatSession, type ChatSessionStore } from "./chat_session.ts";
 import { Courier, type DeliveryOptions } from "./delivery.ts";
 import { PlatformLink, type PlatformStatus } from "./_platform.ts";
 import { type KeptAttachment, prepareInput } from "./_prompt.ts";
+import { errorText } from "../../core/errors.ts";
 
 export type { ChatSessionStore } from "./chat_session.ts";
 export type { DeliveryOptions } from "./delivery.ts";
@@ -150,10 +151,6 @@ export const PAIRING_REPLY_COOLDOWN_MS = 10 * 60 * 1000;
 const PAIRING_REPLIES_KEPT = 10_000;
 /** How long delivered and given-up replies stay in the ledger before a start removes them (ms). */
 export const DONE_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The gateway runner: see the module documentation. */
 export class GatewayRunner {

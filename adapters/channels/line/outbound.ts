@@ -34,6 +34,7 @@ import { splitText } from "../../../core/channels/reply.ts";
 import { type LineApi, LineApiError, type LineMessage } from "./api.ts";
 import { readReplyContext } from "./inbound.ts";
 import { mediaMessage, type MediaShelf } from "./media.ts";
+import { errorText } from "../../../core/errors.ts";
 
 /** Characters per text message the runner plans (LINE's own limit is 5000). */
 export const LINE_CHUNK_LIMIT = 4500;
@@ -132,7 +133,7 @@ export class LineOutbound implements ChannelOutbound {
     try {
       await this.#track(this.#api.startLoading(to.chatId, LOADING_SECONDS));
     } catch (error) {
-      this.#log(`line: the loading animation in ${formatAddress(to)} failed: ${message(error)}`);
+      this.#log(`line: the loading animation in ${formatAddress(to)} failed: ${errorText(error)}`);
     }
   }
 
@@ -174,7 +175,7 @@ export class LineOutbound implements ChannelOutbound {
         this.#log(
           `line: the "${texts.button}" button for a slow answer in ${
             formatAddress(request.chat)
-          } was not sent (${message(error)}); the answer will be pushed`,
+          } was not sent (${errorText(error)}); the answer will be pushed`,
         );
         this.#slow.armed(request.id, false);
       } finally {
@@ -201,7 +202,7 @@ export class LineOutbound implements ChannelOutbound {
         await this.#api.reply(replyToken, [{ type: "text", text: outcome.text }]);
       } catch (error) {
         this.#log(
-          `line: answering a button tap in ${formatAddress(chat)} failed: ${message(error)}`,
+          `line: answering a button tap in ${formatAddress(chat)} failed: ${errorText(error)}`,
         );
       }
       return;
@@ -221,7 +222,7 @@ export class LineOutbound implements ChannelOutbound {
       this.#slow.deliveryFailed(requestId);
       this.#log(
         `line: the held answer for ${formatAddress(chat)} was not sent (${
-          message(error)
+          errorText(error)
         }); a new tap will try again`,
       );
     }
@@ -240,7 +241,7 @@ export class LineOutbound implements ChannelOutbound {
     })().catch((error) => {
       this.#log(
         `line: a held answer for ${formatAddress(request.chat)} expired untapped and could ` +
-          `not be pushed: ${message(error)}`,
+          `not be pushed: ${errorText(error)}`,
       );
     });
     this.#track(work);
@@ -380,8 +381,4 @@ function sendError(error: unknown, to: ChatAddress): unknown {
 function clip(text: string, max: number): string {
   const chars = Array.from(text);
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join("")}…`;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -23,6 +23,7 @@ import {
 } from "../../../core/channels/contract.ts";
 import { markdownToTelegramHtml } from "../../../core/channels/formats.ts";
 import { type TelegramApi, TelegramApiError, type TelegramMessage } from "./api.ts";
+import { errorText } from "../../../core/errors.ts";
 
 /** The most characters Telegram takes in one message. */
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -89,7 +90,7 @@ export class TelegramOutbound implements ChannelOutbound {
         action: "typing",
       }, { timeoutMs: SEND_TIMEOUT_MS }));
     } catch (error) {
-      this.#log(`telegram: the typing action in ${formatAddress(to)} failed: ${message(error)}`);
+      this.#log(`telegram: the typing action in ${formatAddress(to)} failed: ${errorText(error)}`);
     }
   }
 
@@ -147,7 +148,7 @@ export class TelegramOutbound implements ChannelOutbound {
     } catch (error) {
       if (error instanceof PermanentSendError) throw error;
       throw new PermanentSendError(
-        `The file "${media.path}" to send cannot be read: ${message(error)}`,
+        `The file "${media.path}" to send cannot be read: ${errorText(error)}`,
       );
     }
     if (size > MAX_UPLOAD_BYTES) {
@@ -161,7 +162,7 @@ export class TelegramOutbound implements ChannelOutbound {
       bytes = await Deno.readFile(media.path);
     } catch (error) {
       throw new PermanentSendError(
-        `The file "${media.path}" to send cannot be read: ${message(error)}`,
+        `The file "${media.path}" to send cannot be read: ${errorText(error)}`,
       );
     }
     const name = media.path.split(/[\\/]/).pop() || "file";
@@ -301,8 +302,4 @@ function codePoint(code: number, otherwise: string): string {
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
