@@ -1,9 +1,9 @@
 /**
  * A profile's gateway put together from real pieces: its config and
  * credentials, a channel for each platform it enables (from the bundled
- * plugins, adapters/channels/mod.ts), the delivery ledger in its state.db,
- * its pairing store, the chat → session store, and a conversation of the
- * profile's agent for each chat. `herald gateway run` starts what this
+ * plugins, adapters/channels/mod.ts), the inbound journal and the delivery
+ * ledger in its state.db, its pairing store, the chat → session store, and
+ * a conversation of the profile's agent for each chat. `herald gateway run` starts what this
  * returns (through gateway_process.ts). It lives in adapters/runtime, the
  * composition point: adapters/channels holds the parts and never imports
  * the runtime.
@@ -35,14 +35,12 @@ import type {
   ChatAddress,
   ConversationOpener,
 } from "../../core/channels/contract.ts";
-import {
-  type AccessPolicy,
-  accessPolicy,
-  accessWarning,
-  platformEnvPrefix,
-} from "../../core/channels/access.ts";
+import { type AccessPolicy, accessPolicy, accessWarning } from "../../core/channels/access.ts";
+import { platformEnabled } from "../../core/messaging/platforms.ts";
 import { type AttachmentPolicy, readAttachmentPolicy } from "../../core/channels/attachments.ts";
 import type { EnvLookup, ProcessEnv } from "../../core/config/mod.ts";
+
+export { platformEnabled };
 import {
   GatewayRunner,
   type GatewayStatusSnapshot,
@@ -50,11 +48,11 @@ import {
   type PlatformStatus,
 } from "../../core/gateway/mod.ts";
 import type { ApprovalSurface } from "../../core/tools/approval_policy.ts";
-import { protectedPathReason } from "../../core/tools/write_guard.ts";
+import { mediaGuard } from "./media_guard.ts";
 import { loadConfigFile } from "../home/config_file.ts";
 import { readProfileCredentials } from "../home/credentials.ts";
 import type { ProfilePaths } from "../home/layout.ts";
-import { openDeliveryLedger } from "../sqlite/mod.ts";
+import { openDeliveryLedger, openInboundJournal } from "../sqlite/mod.ts";
 import {
   acquireCredentialLock,
   type CredentialLock,
@@ -108,28 +106,6 @@ export const SYSTEM_CLOCK: ChannelClock = {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** True for `true`, `1`, `yes`, `on` (any case). */
-function switchedOn(value: string | undefined): boolean {
-  return value !== undefined && /^(true|1|yes|on)$/i.test(value.trim());
-}
-
-/**
- * Whether the profile enables platform `id`: `platforms.<id>.enabled: true`
- * in config.yaml, or `<ID>_ENABLED` switched on in its environment.
- *
- * @example
- * ```ts
- * platformEnabled("api_server", (name) => ({ API_SERVER_ENABLED: "true" })[name], {}); // true
- * ```
- */
-export function platformEnabled(
-  id: string,
-  env: EnvLookup,
-  settings: Readonly<Record<string, unknown>>,
-): boolean {
-  return settings.enabled === true || switchedOn(env(`${platformEnvPrefix(id)}_ENABLED`));
 }
 
 /** A file or folder name made of safe characters only (no separators, no dots in front). */
@@ -296,6 +272,13 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
   }
 
   const ledger = openDeliveryLedger(paths.stateDb);
+  let journal;
+  try {
+    journal = openInboundJournal(paths.stateDb);
+  } catch (error) {
+    ledger.close();
+    throw error;
+  }
   const runner = new GatewayRunner({
     profile: paths.name,
     channels,
@@ -303,6 +286,7 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
       opener(chat.platform).open(resume === undefined ? {} : { resume }),
     chatSessions: openChatSessionStore(paths.home),
     ledger,
+    journal,
     pairing: openPairingStore(paths.home),
     access: (platform) => access.get(platform) ?? accessPolicy(platform, lookup, {}),
     attachments: (platform) =>
@@ -327,6 +311,7 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
       closed = true;
       for (const lock of locks) lock.release();
       ledger.close();
+      journal.close();
     },
   };
 }
@@ -350,24 +335,4 @@ function unattendedApprovals(platform: string, log: (line: string) => void): App
       }
     },
   };
-}
-
-/**
- * The runner's check of an answer's `MEDIA:<path>`: the file, its links
- * resolved, judged by the file tools' protected lists (`.env` files,
- * credential and system folders, Herald's home), so a prompt-injected
- * `MEDIA:~/.herald/.env` is never sent to a chat.
- */
-function mediaGuard(root: string, userHome: string | undefined) {
-  const real = (path: string) => {
-    try {
-      return Deno.realPathSync(path);
-    } catch {
-      // Not there (yet): judged by its name; the channel says when it cannot read it.
-      return path;
-    }
-  };
-  const home = userHome ? real(userHome) : "/nonexistent-home";
-  const heraldRoot = real(root);
-  return (path: string): string | undefined => protectedPathReason(real(path), home, heraldRoot);
 }

@@ -160,6 +160,8 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
           state: p.state,
           last_error: p.lastError ?? null,
           since: p.since,
+          send_error: p.sendError ?? null,
+          send_failing_since: p.sendFailingSince ?? null,
         })),
         counts: {
           chats: status.chats,
@@ -273,6 +275,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<StartO
     await files.clearStale(pid);
   }
   await Deno.mkdir(paths.logs, { recursive: true });
+  await rotateLog(files.logPath);
   const offset = await fileSize(files.logPath);
   const launchId = crypto.randomUUID();
   const env: Record<string, string> = {};
@@ -388,4 +391,17 @@ export async function stopGateway(home: string, options: StopGatewayOptions): Pr
     return { kind: "stopped", pid, forced: true };
   }
   return { kind: "still_running", pid };
+}
+
+/** A gateway log past this size is moved aside at the next `gateway start` (bytes). */
+export const GATEWAY_LOG_ROTATE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Moves the log at `path` to `<path>.1` (replacing an older one) when it
+ * has grown past {@link GATEWAY_LOG_ROTATE_BYTES}, so a gateway started
+ * again and again keeps at most about twice that on disk.
+ */
+export async function rotateLog(path: string): Promise<void> {
+  if (await fileSize(path) <= GATEWAY_LOG_ROTATE_BYTES) return;
+  await Deno.rename(path, `${path}.1`);
 }

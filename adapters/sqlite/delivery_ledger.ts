@@ -5,7 +5,8 @@
  * for another process's write lock (busy timeout), so the gateway and
  * another Herald process may use one database at once. The reply, the
  * inbound message's reply context and the platform's message ids are
- * stored as JSON.
+ * stored as JSON. Recording a reply that answers an inbound journal entry
+ * deletes that entry in the same transaction (adapters/sqlite/inbound_journal.ts).
  *
  * @module
  */
@@ -21,6 +22,7 @@ import type {
 import { NotFoundError } from "../../core/errors.ts";
 import { immediate, openDatabase, toStoreError } from "./_db.ts";
 import { migrate } from "./migrations.ts";
+import { INBOUND_TABLE } from "./inbound_journal.ts";
 
 /** The ledger with its connection, closed by its owner. */
 export interface SqliteDeliveryLedger extends DeliveryLedger {
@@ -136,6 +138,10 @@ export function openDeliveryLedger(
         at,
       ];
       return write((db) => {
+        if (obligation.settles !== undefined) {
+          // The message this answers needs nothing more once its answer is owed.
+          db.prepare(`DELETE FROM ${INBOUND_TABLE} WHERE id = ?`).run(obligation.settles);
+        }
         const { lastInsertRowid } = db.prepare(
           "INSERT INTO delivery_obligations (platform, chat_id, thread_id, reply, context, " +
             "session_id, status, attempts, created_at, updated_at) " +

@@ -174,6 +174,23 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
         WHERE status IN ('delivered', 'failed');
     `,
   },
+  {
+    version: 7,
+    name: "gateway_inbound",
+    // The gateway's inbound journal (adapters/sqlite/inbound_journal.ts):
+    // each allowed message, written before the platform is told it arrived
+    // and deleted once it needs nothing more (the delivery ledger deletes it
+    // in the transaction that records its answer). The message is JSON.
+    sql: `
+      CREATE TABLE gateway_inbound (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        platform    TEXT NOT NULL,
+        message     TEXT NOT NULL,
+        created_at  INTEGER NOT NULL
+      );
+      CREATE INDEX gateway_inbound_platform ON gateway_inbound (platform, id);
+    `,
+  },
 ];
 
 /** The schema version this build of Herald writes and understands. */

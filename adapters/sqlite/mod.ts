@@ -19,5 +19,10 @@ export {
   openDeliveryLedger,
   type SqliteDeliveryLedger,
 } from "./delivery_ledger.ts";
+export {
+  type InboundJournalOptions,
+  openInboundJournal,
+  type SqliteInboundJournal,
+} from "./inbound_journal.ts";
 export { newSessionId } from "./ids.ts";
 export { type Migration, STATE_MIGRATIONS, STATE_SCHEMA_VERSION } from "./migrations.ts";

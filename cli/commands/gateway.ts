@@ -77,9 +77,17 @@ export function formatUptime(seconds: number): string {
 function platformLines(view: GatewayStatusView): string {
   if (view.platforms.length === 0) return "";
   const width = Math.max(...view.platforms.map((p) => p.platform.length));
-  return view.platforms.map((p) =>
-    `  ${p.platform.padEnd(width)}  ${p.state}${p.last_error ? `: ${p.last_error}` : ""}\n`
-  ).join("");
+  return view.platforms.map((p) => {
+    const line = `  ${p.platform.padEnd(width)}  ${p.state}${
+      p.last_error ? `: ${p.last_error}` : ""
+    }\n`;
+    if (p.send_error === null) return line;
+    const since = p.send_failing_since === null
+      ? ""
+      : ` for ${formatUptime((Date.now() - p.send_failing_since) / 1000)}`;
+    return `${line}  ${" ".repeat(width)}  sending replies fails${since}: ${p.send_error} ` +
+      "(they wait and are retried)\n";
+  }).join("");
 }
 
 /** The human form of a status. */

@@ -1,14 +1,16 @@
 /**
- * The ports the gateway keeps its promises through: the delivery ledger
- * (every reply is an obligation until the platform confirms it) and the
- * pairing store (who may talk to the bot without being on an allowlist).
- * adapters/sqlite implements the ledger in the profile's state.db and
+ * The ports the gateway keeps its promises through: the inbound journal
+ * (every allowed message is written down before the platform is told it
+ * arrived, until it is answered), the delivery ledger (every reply is an
+ * obligation until the platform confirms it) and the pairing store (who may
+ * talk to the bot without being on an allowlist). adapters/sqlite
+ * implements the journal and the ledger in the profile's state.db and
  * adapters/channels the pairing store in the profile's home.
  *
  * @module
  */
 
-import type { ChatAddress, OutboundReply } from "./contract.ts";
+import type { ChatAddress, ChatKind, InboundAttachment, OutboundReply } from "./contract.ts";
 
 /** Where an obligation stands. */
 export type ObligationStatus = "pending" | "sending" | "delivered" | "failed";
@@ -36,6 +38,12 @@ export interface NewObligation {
   reply: OutboundReply;
   context?: unknown;
   sessionId?: string;
+  /**
+   * The {@link InboundJournal} entry this reply answers: it is settled in
+   * the same transaction, so after a crash the message is either still
+   * owed an answer or its answer is owed delivery, never both, never neither.
+   */
+  settles?: number;
 }
 
 /**
@@ -68,6 +76,46 @@ export interface DeliveryLedger {
   ): Obligation[] | Promise<Obligation[]>;
   /** Removes delivered and failed obligations last changed before `before` (ms); returns how many. */
   prune(before: number): number | Promise<number>;
+}
+
+/** An inbound message as the journal keeps it: plain data (an attachment's bytes are not kept). */
+export interface JournaledMessage {
+  chat: ChatAddress;
+  chatKind: ChatKind;
+  userId: string;
+  userName?: string;
+  text: string;
+  /** What came with the message; its bytes cannot be fetched again after a restart. */
+  attachments: Pick<InboundAttachment, "kind" | "name" | "mimeType" | "size">[];
+  messageId?: string;
+  /** The reply context when it is plain JSON (LINE's reply token is). */
+  replyContext?: unknown;
+  receivedAt: number;
+}
+
+/** A message the journal holds: taken in, not answered yet. */
+export interface JournalEntry {
+  id: number;
+  message: JournaledMessage;
+  /** When it was written down (ms since the epoch). */
+  createdAt: number;
+}
+
+/**
+ * The inbound journal. An allowed message is recorded before the channel
+ * confirms it to the platform (Telegram's offset, LINE's 200) and settled
+ * when it is answered (in the ledger's transaction: see
+ * {@link NewObligation.settles}), refused or stopped by the user. What a
+ * crash or a stop leaves unsettled is answered at the next start, so a
+ * message the platform will not send again is never lost.
+ */
+export interface InboundJournal {
+  /** Records a message taken in; returns its entry id. */
+  record(message: JournaledMessage): number | Promise<number>;
+  /** The message needs nothing more (answered without a reply, refused, stopped). Idempotent. */
+  settle(id: number): void | Promise<void>;
+  /** The unsettled messages of `platform`, oldest first. */
+  unsettled(platform: string): JournalEntry[] | Promise<JournalEntry[]>;
 }
 
 // The pairing store's port lives in core/pairing/ (below core/channels and

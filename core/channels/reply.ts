@@ -155,6 +155,13 @@ export const RECOVERED_NOTICE =
   "🔁 Sent again after a gateway restart: you may have received this reply already.";
 
 /**
+ * The line in front of a message sent again after the platform took the
+ * first try without confirming it (a timeout, a dropped connection).
+ */
+export const RESENT_NOTICE =
+  "🔁 Sent again: the first try was not confirmed, so you may have received this already.";
+
+/**
  * Splits Markdown as {@link splitText} does and formats each part, so
  * every formatted part has at most `limit` units: when formatting grows a
  * part past the limit (escapes, tags), less of the Markdown is taken for
@@ -240,9 +247,10 @@ export function markPossibleDuplicate(
   reply: OutboundReply,
   format: (markdown: string) => string,
   limit: number,
+  noticeText: string = RECOVERED_NOTICE,
 ): OutboundReply {
   if (reply.possibleDuplicate) return reply;
-  const notice = format(RECOVERED_NOTICE);
+  const notice = format(noticeText);
   const first = reply.parts.findIndex((part) => part.kind === "text");
   const target = reply.parts[first];
   if (target?.kind === "text" && notice.length + 2 + target.text.length <= limit) {
@@ -250,7 +258,7 @@ export function markPossibleDuplicate(
     parts[first] = { kind: "text", text: `${notice}\n\n${target.text}` };
     return { parts, possibleDuplicate: true };
   }
-  const noticeParts: ReplyPart[] = formatParts(RECOVERED_NOTICE, limit, format)
+  const noticeParts: ReplyPart[] = formatParts(noticeText, limit, format)
     .map((text) => ({ kind: "text", text }));
   return { parts: [...noticeParts, ...reply.parts], possibleDuplicate: true };
 }

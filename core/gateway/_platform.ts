@@ -17,6 +17,13 @@ export interface PlatformStatus {
   lastError?: string;
   /** When it entered `state` (ms since the epoch). */
   since: number;
+  /**
+   * Why sending replies fails, while it does (a timeout, a 5xx, a dropped
+   * connection: the replies wait and are retried); cleared by a send that works.
+   */
+  sendError?: string;
+  /** Since when sends have been failing (ms since the epoch). */
+  sendFailingSince?: number;
 }
 
 /** The first wait before a channel that failed to start is started again (ms); it doubles up to 5 min. */
@@ -82,6 +89,30 @@ export class PlatformLink {
     }
   }
 
+  /**
+   * Records how a send to the platform went: `error` (a passing failure)
+   * marks sends as failing, shown by `gateway status` until a send works.
+   * A change is logged.
+   */
+  noteSend(error?: string): void {
+    const previous = this.#status;
+    if (error === undefined) {
+      if (previous.sendError === undefined) return;
+      const { sendError: _error, sendFailingSince: _since, ...rest } = previous;
+      this.#status = rest;
+      this.#log(`${previous.platform}: sending works again`);
+      return;
+    }
+    if (previous.sendError === undefined) {
+      this.#log(`${previous.platform}: sending fails (${error}); replies wait and are retried`);
+    }
+    this.#status = {
+      ...previous,
+      sendError: error,
+      sendFailingSince: previous.sendFailingSince ?? this.#clock.now(),
+    };
+  }
+
   /** Records the channel's state (and why it failed); a change is logged. */
   setState(state: ChannelState, error?: string): void {
     const previous = this.#status;
@@ -92,6 +123,9 @@ export class PlatformLink {
       state,
       ...(lastError === undefined ? {} : { lastError }),
       since: state === previous.state ? previous.since : this.#clock.now(),
+      ...(previous.sendError === undefined
+        ? {}
+        : { sendError: previous.sendError, sendFailingSince: previous.sendFailingSince }),
     };
     if (state !== previous.state || error !== previous.lastError) {
       this.#log(`${previous.platform}: ${state}${error ? ` (${error})` : ""}`);

@@ -69,6 +69,16 @@ export interface PreparedInput {
   refusals: string[];
 }
 
+/** What a reply is, besides its text. */
+export interface ReplyOptions {
+  /** The session the reply belongs to. */
+  sessionId?: string;
+  /** The message's last word: it needs nothing more once this reply is owed. */
+  final?: boolean;
+  /** A notice that the message waits its turn (not repeated for a message replayed after a restart). */
+  ack?: boolean;
+}
+
 /** What a chat session needs from the runner. */
 export interface ChatSessionHost {
   /** Opens the chat's conversation, resuming `resume` when given. */
@@ -80,7 +90,14 @@ export interface ChatSessionHost {
    * Plans `text` for the channel and delivers it through the ledger,
    * answering `message`. Never rejects; does not wait for the delivery.
    */
-  reply(message: InboundMessage, text: string, sessionId?: string): void;
+  reply(message: InboundMessage, text: string, options?: ReplyOptions): void;
+  /**
+   * `message` needs nothing more and got no final reply (stopped by the
+   * user, dropped with the queue, or the turn failed before answering).
+   * Never rejects. Not called for what a shutdown interrupts: that is
+   * answered at the next start.
+   */
+  settle(message: InboundMessage): void;
   /** Admits or refuses the message's attachments and builds the prompt. */
   prepare(message: InboundMessage, text: string): Promise<PreparedInput>;
   clock: ChannelClock;
@@ -101,6 +118,8 @@ interface Item {
   stopped: boolean;
   /** A line to put in front of the answer (`/new` that stopped a turn). */
   preface?: string;
+  /** A final reply was handed over (or the message was settled). */
+  settled: boolean;
 }
 
 /** A slash command as typed: its name (lowercase, `@botname` dropped) and the rest. */
@@ -218,7 +237,13 @@ export class ChatSession {
       this.#stop(message);
       return;
     }
-    const item: Item = { message, text, controller: new AbortController(), stopped: false };
+    const item: Item = {
+      message,
+      text,
+      controller: new AbortController(),
+      stopped: false,
+      settled: false,
+    };
     if (this.#current && (command?.name === "new" || command?.name === "clear")) {
       this.#interruptAll();
       item.preface = "Stopped the running turn.";
@@ -227,12 +252,12 @@ export class ChatSession {
     }
     if (this.#current) {
       if (this.#queue.length >= this.#host.maxQueued) {
-        this.#host.reply(message, QUEUE_FULL_TEXT);
+        this.#host.reply(message, QUEUE_FULL_TEXT, { final: true });
         return;
       }
       this.#queue.push(item);
       // A turn already stopped is only winding down: the message is next, so it needs no notice.
-      if (!this.#current.stopped) this.#host.reply(message, QUEUED_TEXT);
+      if (!this.#current.stopped) this.#host.reply(message, QUEUED_TEXT, { ack: true });
       return;
     }
     this.#queue.push(item);
@@ -251,7 +276,7 @@ export class ChatSession {
       this.#host.log(
         `${this.key}: ${dropped.length} waiting message${
           dropped.length === 1 ? "" : "s"
-        } dropped at shutdown`,
+        } left for the next start`,
       );
     }
     const current = this.#current;
@@ -283,7 +308,7 @@ export class ChatSession {
 
   #stop(message: InboundMessage): void {
     if (!this.#current) {
-      this.#host.reply(message, NOTHING_RUNNING_TEXT);
+      this.#host.reply(message, NOTHING_RUNNING_TEXT, { final: true });
       return;
     }
     const dropped = this.#interruptAll();
@@ -292,7 +317,7 @@ export class ChatSession {
       : ` The ${dropped === 1 ? "message" : `${dropped} messages`} waiting behind it ${
         dropped === 1 ? "was" : "were"
       } dropped.`;
-    this.#host.reply(message, `${STOPPED_TEXT}${also}`);
+    this.#host.reply(message, `${STOPPED_TEXT}${also}`, { final: true });
   }
 
   /** Stops the running turn and drops the queue; returns how many were dropped. */
@@ -305,8 +330,27 @@ export class ChatSession {
       this.#conversation?.interrupt();
       this.#cancelled(current);
     }
-    for (const item of dropped) this.#cancelled(item);
+    for (const item of dropped) {
+      this.#cancelled(item);
+      this.#settle(item);
+    }
     return dropped.length;
+  }
+
+  /** Settles `item` unless a final reply already did. */
+  #settle(item: Item): void {
+    if (item.settled) return;
+    item.settled = true;
+    this.#host.settle(item.message);
+  }
+
+  /** Hands over `item`'s final reply, which settles it. */
+  #finalReply(item: Item, text: string, sessionId?: string): void {
+    item.settled = true;
+    this.#host.reply(item.message, text, {
+      final: true,
+      ...(sessionId === undefined ? {} : { sessionId }),
+    });
   }
 
   #cancelled(item: Item): void {
@@ -330,6 +374,8 @@ export class ChatSession {
           this.#host.log(`${this.key}: answering failed: ${errorText(error)}`);
         } finally {
           this.#current = undefined;
+          // What a shutdown interrupted stays owed: it is answered at the next start.
+          if (!this.#closing || item.settled) this.#settle(item);
         }
       }
     } finally {
@@ -342,9 +388,12 @@ export class ChatSession {
     let prompt = item.text;
     if (message.attachments.length > 0) {
       const prepared = await this.#host.prepare(message, item.text);
-      if (prepared.refusals.length > 0) this.#host.reply(message, prepared.refusals.join("\n"));
       prompt = prepared.prompt;
-      if (prompt.trim() === "") return;
+      if (prompt.trim() === "") {
+        if (prepared.refusals.length > 0) this.#finalReply(item, prepared.refusals.join("\n"));
+        return;
+      }
+      if (prepared.refusals.length > 0) this.#host.reply(message, prepared.refusals.join("\n"));
     }
     if (item.stopped || this.#closing) return;
     const stopTyping = startTyping(this.#host.outbound, message, this.#host.clock);
@@ -361,7 +410,7 @@ export class ChatSession {
       if (item.stopped || this.#closing) return;
       if (error instanceof ConversationClosedError) this.#conversation = undefined;
       this.#host.log(`${this.key}: the turn failed: ${errorText(error)}`);
-      this.#host.reply(message, failureText(error), this.#conversation?.sessionId);
+      this.#finalReply(item, failureText(error), this.#conversation?.sessionId);
       return;
     } finally {
       stopTyping();
@@ -376,7 +425,7 @@ export class ChatSession {
     const text = resultText(result);
     const answer = item.preface ? `${item.preface} ${text}` : text;
     const sessionId = result.kind === "turn" ? result.result.sessionId : conversation.sessionId;
-    this.#host.reply(message, answer, sessionId);
+    this.#finalReply(item, answer, sessionId ?? undefined);
   }
 
   /** The open conversation, opened (resuming the stored session) when there is none. */

@@ -87,6 +87,8 @@ export interface Parcel {
   context?: unknown;
   /** The session the reply belongs to. */
   sessionId?: string;
+  /** The inbound journal entry the reply answers, settled as the reply is recorded. */
+  settles?: number;
 }
 
 /** What a {@link Courier} is made of. */
@@ -95,6 +97,12 @@ export interface CourierOptions {
   clock: ChannelClock;
   log(line: string): void;
   delivery?: Partial<DeliveryOptions>;
+  /**
+   * Told after each attempt to send to `platform`: no error when it went
+   * through, the reason when it failed and will be retried (a platform's
+   * health for `gateway status`).
+   */
+  onAttempt?(platform: string, error?: string): void;
 }
 
 /**
@@ -146,6 +154,7 @@ export class Courier {
   readonly #ledger: DeliveryLedger;
   readonly #clock: ChannelClock;
   readonly #log: (line: string) => void;
+  readonly #onAttempt: ((platform: string, error?: string) => void) | undefined;
   readonly options: Readonly<DeliveryOptions>;
   /** The tail of each chat's outbox; removed once it drains. */
   readonly #outboxes = new Map<string, Promise<unknown>>();
@@ -158,6 +167,7 @@ export class Courier {
     this.#ledger = options.ledger;
     this.#clock = options.clock;
     this.#log = options.log;
+    this.#onAttempt = options.onAttempt;
     this.options = Object.freeze({ ...DEFAULT_DELIVERY_OPTIONS, ...options.delivery });
   }
 
@@ -246,6 +256,7 @@ export class Courier {
         reply: parcel.reply,
         context: storableContext(parcel.context),
         sessionId: parcel.sessionId,
+        ...(parcel.settles === undefined ? {} : { settles: parcel.settles }),
       });
       return obligation.id;
     } catch (error) {
@@ -281,6 +292,7 @@ export class Courier {
       made++;
       try {
         const receipt = await outbound.send(to, reply, context);
+        this.#onAttempt?.(to.platform);
         await this.#mark(id, (ledger, n) => ledger.markDelivered(n, receipt.messageIds));
         return {
           ok: true,
@@ -291,6 +303,8 @@ export class Courier {
       } catch (error) {
         const reason = errorText(error);
         const permanent = error instanceof PermanentSendError;
+        // A refusal of one reply says nothing about the platform's health; a passing failure does.
+        this.#onAttempt?.(to.platform, permanent ? undefined : reason);
         const tooOld = this.#clock.now() - counted.createdAt >= maxAgeMs;
         const final = permanent || made >= maxAttempts || tooOld;
         await this.#mark(id, (ledger, n) => ledger.markFailed(n, reason, final));

@@ -60,11 +60,16 @@ import {
   type OutboundReply,
   type ReplyPart,
 } from "../channels/contract.ts";
-import type { DeliveryLedger, PairingStore } from "../channels/ports.ts";
+import type {
+  DeliveryLedger,
+  InboundJournal,
+  JournaledMessage,
+  PairingStore,
+} from "../channels/ports.ts";
 import { type AccessPolicy, decideAccess, pairingCodeMessage } from "../channels/access.ts";
 import type { AttachmentPolicy } from "../channels/attachments.ts";
 import { markPossibleDuplicate, planReply } from "../channels/reply.ts";
-import { ChatSession, type ChatSessionStore } from "./chat_session.ts";
+import { ChatSession, type ChatSessionStore, type ReplyOptions } from "./chat_session.ts";
 import { Courier, type DeliveryOptions } from "./delivery.ts";
 import { PlatformLink, type PlatformStatus } from "./_platform.ts";
 import { type KeptAttachment, prepareInput } from "./_prompt.ts";
@@ -85,6 +90,12 @@ export interface GatewayRunnerOptions {
   /** chat -> session id, kept across restarts (the composition supplies a store). */
   chatSessions: ChatSessionStore;
   ledger: DeliveryLedger;
+  /**
+   * Where allowed messages are written down until answered, so a crash or a
+   * stop loses none the platform was told arrived. Without it a message
+   * being answered when the process dies is lost.
+   */
+  journal?: InboundJournal;
   pairing: PairingStore;
   /** Who may talk on `platform`. */
   access(platform: string): AccessPolicy;
@@ -139,7 +150,11 @@ export const DEFAULT_MAX_QUEUED_PER_CHAT = 20;
 /** What a stranger is told when the pairing store holds too many requests already. */
 export const PAIRING_FULL_TEXT =
   "Too many people are waiting to be paired with this bot right now; try again later.";
-/** How long {@link GatewayRunner.stop} waits for running turns and sends (ms). */
+/**
+ * How long {@link GatewayRunner.stop} waits in all for channels, running
+ * turns and sends (ms); what is cut short is kept for the next start (the
+ * journal and the ledger).
+ */
 export const STOP_WAIT_MS = 10_000;
 /**
  * A stranger is answered at most once in this long (ms): the code again, or
@@ -165,6 +180,10 @@ export class GatewayRunner {
   readonly #closing = new Map<string, Promise<void>>();
   /** Per chat key, the intake of messages still deciding access, so they stay in order. */
   readonly #intake = new Map<string, Promise<void>>();
+  /** Each message's inbound journal entry, until it is settled. */
+  readonly #journalIds = new WeakMap<InboundMessage, number>();
+  /** Messages replayed from the journal at start (their "Queued" notice is not repeated). */
+  readonly #replayed = new WeakSet<InboundMessage>();
   readonly #abort = new AbortController();
   readonly #maxConversations: number;
   readonly #maxQueued: number;
@@ -179,6 +198,7 @@ export class GatewayRunner {
       clock: options.clock,
       log: options.log,
       delivery: options.delivery,
+      onAttempt: (platform, error) => this.#platforms.get(platform)?.noteSend(error),
     });
     this.#maxConversations = Math.max(1, options.maxConversations ?? DEFAULT_MAX_CONVERSATIONS);
     this.#maxQueued = Math.max(0, options.maxQueuedPerChat ?? DEFAULT_MAX_QUEUED_PER_CHAT);
@@ -205,6 +225,7 @@ export class GatewayRunner {
     if (this.#started) throw new Error("The gateway runner was already started");
     this.#started = true;
     for (const platform of this.#platforms.values()) await this.#redeliver(platform);
+    for (const platform of this.#platforms.values()) await this.#replay(platform);
     await Promise.all(
       [...this.#platforms.values()].map((platform) => platform.start(this.#hostFor(platform))),
     );
@@ -212,9 +233,10 @@ export class GatewayRunner {
 
   /**
    * Stops the channels, interrupts the running turns, waits for them and
-   * for sends in flight (at most {@link STOP_WAIT_MS} on the clock), and
-   * closes every conversation. Replies waiting for a retry stay pending in
-   * the ledger for the next start.
+   * for sends in flight, and closes every conversation, all within
+   * {@link STOP_WAIT_MS} on the clock. Replies waiting for a retry stay
+   * pending in the ledger, and messages not answered stay in the journal,
+   * for the next start.
    */
   stop(): Promise<void> {
     this.#stopping ??= this.#stop();
@@ -276,12 +298,15 @@ export class GatewayRunner {
         `${formatAddress(chat)}: ignored a message from user ${message.userId} ` +
           `(${message.chatKind} chat, not allowed)`,
       );
+      this.#settle(message);
       return;
     }
     if (decision === "pair") {
+      this.#settle(message);
       await this.#pair(platform, message);
       return;
     }
+    if (!this.#journalIds.has(message)) await this.#record(message);
     this.#chatOf(message.chat, platform).accept(message);
     this.#bound();
   }
@@ -339,7 +364,8 @@ export class GatewayRunner {
         openConversation: (to, resume) => this.#open(key, to, resume),
         store: this.#options.chatSessions,
         outbound: platform.channel.outbound,
-        reply: (message, text, sessionId) => this.#reply(platform, message, text, sessionId),
+        reply: (message, text, options) => this.#reply(platform, message, text, options),
+        settle: (message) => this.#settle(message),
         prepare: (message, text) =>
           prepareInput(
             message,
@@ -399,14 +425,27 @@ export class GatewayRunner {
     return { ...reply, parts };
   }
 
-  /** Plans `text` for the chat's channel and delivers it (in the background). */
-  #reply(platform: PlatformLink, message: InboundMessage, text: string, sessionId?: string): void {
+  /**
+   * Plans `text` for the chat's channel and delivers it (in the background).
+   * A final reply settles the message's journal entry as it is recorded.
+   */
+  #reply(
+    platform: PlatformLink,
+    message: InboundMessage,
+    text: string,
+    options: ReplyOptions = {},
+  ): void {
+    if (options.ack && this.#replayed.has(message)) return;
     const outbound = platform.channel.outbound;
     const where = formatAddress(message.chat);
+    const settleNow = () => {
+      if (options.final) this.#settle(message);
+    };
     if (!outbound) {
       this.#options.log(
         `${where}: a reply was not sent: the ${platform.channel.id} channel cannot send`,
       );
+      settleNow();
       return;
     }
     let reply;
@@ -414,19 +453,98 @@ export class GatewayRunner {
       reply = planReply(text, outbound);
     } catch (error) {
       this.#options.log(`${where}: a reply could not be planned: ${errorText(error)}`);
+      settleNow();
       return;
     }
     if (reply === null) {
       this.#options.log(`${where}: the answer was silent; stored, not delivered`);
+      settleNow();
       return;
     }
     reply = this.#withoutRefusedMedia(reply, outbound, where);
+    const settles = options.final ? this.#journalIds.get(message) : undefined;
+    if (settles !== undefined) this.#journalIds.delete(message);
     void this.#courier.deliver(outbound, {
       to: message.chat,
       reply,
       context: message.replyContext,
-      ...(sessionId === undefined ? {} : { sessionId }),
+      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+      ...(settles === undefined ? {} : { settles }),
     });
+  }
+
+  /** Writes `message` down in the journal before its channel confirms it (a failing journal is logged). */
+  async #record(message: InboundMessage): Promise<void> {
+    const journal = this.#options.journal;
+    if (!journal) return;
+    try {
+      this.#journalIds.set(message, await journal.record(journaled(message)));
+    } catch (error) {
+      this.#options.log(
+        `${formatAddress(message.chat)}: the inbound journal could not record a message ` +
+          `(${errorText(error)}); it is answered, but a crash before then would lose it`,
+      );
+    }
+  }
+
+  /** `message` needs nothing more: its journal entry goes (a failing journal is logged). */
+  #settle(message: InboundMessage): void {
+    const id = this.#journalIds.get(message);
+    if (id === undefined) return;
+    this.#journalIds.delete(message);
+    Promise.resolve().then(() => this.#options.journal?.settle(id)).catch((error) => {
+      this.#options.log(`Inbound journal could not settle entry ${id}: ${errorText(error)}`);
+    });
+  }
+
+  /**
+   * Takes in again what the journal holds unsettled for the platform (taken
+   * in by an earlier run, never answered): each in its chat's order, before
+   * the channel starts. Older than the delivery age bound: given up, logged.
+   */
+  async #replay(platform: PlatformLink): Promise<void> {
+    const journal = this.#options.journal;
+    if (!journal) return;
+    const { channel } = platform;
+    let entries;
+    try {
+      entries = await journal.unsettled(channel.id);
+    } catch (error) {
+      this.#options.log(
+        `${channel.id}: unanswered messages could not be read: ${errorText(error)}`,
+      );
+      return;
+    }
+    const now = this.#options.clock.now();
+    const { maxAgeMs } = this.#courier.options;
+    let replayed = 0;
+    for (const entry of entries) {
+      if (now - entry.createdAt >= maxAgeMs) {
+        this.#options.log(
+          `${formatAddress(entry.message.chat)}: a message from user ${entry.message.userId} ` +
+            `was not answered: it is older than ${Math.round(maxAgeMs / 3_600_000)} h`,
+        );
+        try {
+          await journal.settle(entry.id);
+        } catch (error) {
+          this.#options.log(
+            `Inbound journal could not settle entry ${entry.id}: ${errorText(error)}`,
+          );
+        }
+        continue;
+      }
+      const message = revived(entry.message);
+      this.#journalIds.set(message, entry.id);
+      this.#replayed.add(message);
+      void this.receive(message);
+      replayed++;
+    }
+    if (replayed > 0) {
+      this.#options.log(
+        `${channel.id}: answering ${replayed} message${replayed === 1 ? "" : "s"} ` +
+          "taken in by an earlier run",
+      );
+    }
   }
 
   async #redeliver(platform: PlatformLink): Promise<void> {
@@ -488,24 +606,72 @@ export class GatewayRunner {
 
   async #stop(): Promise<void> {
     this.#abort.abort();
-    await this.#bounded(
+    // One budget for the whole stop, so it ends well before `gateway stop` resorts to SIGKILL.
+    const deadline = this.#options.clock.now() + STOP_WAIT_MS;
+    await this.#until(
+      deadline,
       Promise.allSettled([...this.#platforms.values()].map((platform) => platform.stop())),
     );
     const chats = [...this.#chats.values()];
     this.#chats.clear();
-    await this.#bounded(Promise.allSettled(chats.map((chat) => chat.close())));
+    await this.#until(deadline, Promise.allSettled(chats.map((chat) => chat.close())));
     this.#courier.stop();
-    await this.#courier.drain(STOP_WAIT_MS);
-    await Promise.allSettled(this.#closing.values());
+    await this.#courier.drain(Math.max(0, deadline - this.#options.clock.now()));
+    await this.#until(deadline, Promise.allSettled(this.#closing.values()));
   }
 
-  /** Waits for `work`, at most {@link STOP_WAIT_MS} on the clock. */
-  async #bounded(work: Promise<unknown>): Promise<void> {
+  /** Waits for `work`, at most until `deadline` on the clock. */
+  async #until(deadline: number, work: Promise<unknown>): Promise<void> {
     let handle: unknown;
     const bound = new Promise<void>((resolve) => {
-      handle = this.#options.clock.setTimeout(resolve, STOP_WAIT_MS);
+      handle = this.#options.clock.setTimeout(
+        resolve,
+        Math.max(0, deadline - this.#options.clock.now()),
+      );
     });
     await Promise.race([work, bound]);
     this.#options.clock.clearTimeout(handle);
   }
+}
+
+/** The message as the journal keeps it: plain data, the reply context only when it is plain JSON. */
+function journaled(message: InboundMessage): JournaledMessage {
+  let replyContext: unknown;
+  try {
+    const text = JSON.stringify(message.replyContext);
+    replyContext = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    replyContext = undefined;
+  }
+  return {
+    chat: message.chat,
+    chatKind: message.chatKind,
+    userId: message.userId,
+    ...(message.userName === undefined ? {} : { userName: message.userName }),
+    text: message.text,
+    attachments: message.attachments.map((attachment) => ({
+      kind: attachment.kind,
+      ...(attachment.name === undefined ? {} : { name: attachment.name }),
+      ...(attachment.mimeType === undefined ? {} : { mimeType: attachment.mimeType }),
+      ...(attachment.size === undefined ? {} : { size: attachment.size }),
+    })),
+    ...(message.messageId === undefined ? {} : { messageId: message.messageId }),
+    ...(replyContext === undefined ? {} : { replyContext }),
+    receivedAt: message.receivedAt,
+  };
+}
+
+/** What a restart says about a file it cannot fetch again. */
+export const ATTACHMENT_GONE_TEXT =
+  "it came before the gateway restarted and could not be fetched again; send it again";
+
+/** A journaled message taken in again: its files say they are gone when fetched. */
+function revived(message: JournaledMessage): InboundMessage {
+  return {
+    ...message,
+    attachments: message.attachments.map((attachment) => ({
+      ...attachment,
+      fetch: () => Promise.reject(new Error(ATTACHMENT_GONE_TEXT)),
+    })),
+  };
 }

@@ -41,6 +41,10 @@ export const GatewayPlatformRecord = z.object({
   last_error: z.string().nullable().default(null),
   /** When it entered `state` (ms since the epoch). */
   since: z.number(),
+  /** Why sending replies fails, while it does (they wait and are retried; never a secret). */
+  send_error: z.string().nullable().default(null),
+  /** Since when sends have been failing (ms since the epoch). */
+  send_failing_since: z.number().nullable().default(null),
 });
 /** One platform in the state file. */
 export type GatewayPlatformRecord = z.infer<typeof GatewayPlatformRecord>;
@@ -120,6 +124,10 @@ export interface GatewayPlatformView {
   last_error: string | null;
   /** When it entered `state` (ms since the epoch). */
   since: number;
+  /** Why sending replies fails, while it does (they wait and are retried). */
+  send_error: string | null;
+  /** Since when sends have been failing (ms since the epoch). */
+  send_failing_since: number | null;
 }
 
 /** The gateway's state in one word. */
@@ -158,6 +166,8 @@ function platformViews(record: GatewayStateRecord | undefined): GatewayPlatformV
     state: p.state,
     last_error: p.last_error,
     since: p.since,
+    send_error: p.send_error,
+    send_failing_since: p.send_failing_since,
   }));
 }
 

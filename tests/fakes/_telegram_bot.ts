@@ -49,11 +49,17 @@ export interface UserSaysOptions {
   video?: FakeUpload;
 }
 
-/** A scripted failure: an error status (with `retry_after` for 429), a hang, or a dropped connection. */
+/**
+ * A scripted failure: an error status (with `retry_after` for 429), a hang,
+ * a dropped connection, or `swallow`: the call takes effect (a message is
+ * sent) but its answer never comes, as when the sender dies before
+ * Telegram's confirmation reaches it.
+ */
 export type FakeFailure =
   | { status: number; description?: string; retryAfter?: number; migrateToChatId?: number }
   | "hang"
-  | "drop";
+  | "drop"
+  | "swallow";
 
 /** An uploaded file as the fake received it. */
 export interface ReceivedFile {

@@ -14,7 +14,8 @@
  * ({@link FakeBot.sent}), awaits a message to a chat
  * ({@link FakeBot.waitForSent}) and scripts failures
  * ({@link FakeBot.failNext}: a status such as 500 or 429 with
- * `retry_after`, a hang until the client gives up, or a dropped connection).
+ * `retry_after`, a hang until the client gives up, a dropped connection, or
+ * a call that takes effect but is never answered).
  *
  * Run it alone (`deno run -A tests/fakes/telegram_api.ts [--token T]`) and
  * it prints its base URL as the first line, then serves a small control
@@ -127,6 +128,13 @@ export class FakeTelegram implements AsyncDisposable {
     const failure = bot.takeFailure(method);
     if (failure === "hang") {
       bot.recordCall(recorded);
+      await this.#hangs.hold(request.signal);
+      return reply(error(504, "Gateway Timeout"));
+    }
+    if (failure === "swallow") {
+      bot.recordCall(recorded);
+      const answer = await bot.answer(method, params, files, request.signal);
+      recorded.status = answer.status;
       await this.#hangs.hold(request.signal);
       return reply(error(504, "Gateway Timeout"));
     }

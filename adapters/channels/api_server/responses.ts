@@ -116,6 +116,29 @@ async function resolveTarget(body: ResponsesBody, deps: ApiServerDeps): Promise<
   return { previous: null, name: null };
 }
 
+/**
+ * Takes the target's turn: a named conversation's lock, then the lock of
+ * the session it continues (which a `previous_response_id` into the same
+ * session takes too), so no two requests run on one session at once.
+ * Returns the release of both.
+ */
+async function holdTarget(target: Target, deps: ApiServerDeps): Promise<() => void> {
+  const release = await deps.serial.acquire(target.key);
+  if (target.name === null) return release;
+  let sessionId: string | null | undefined;
+  try {
+    sessionId = (await deps.store.conversation(target.name))?.sessionId;
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const releaseSession = await deps.serial.acquire(sessionId ? `session:${sessionId}` : undefined);
+  return () => {
+    releaseSession();
+    release();
+  };
+}
+
 /** Opens the conversation the request continues (called holding the target's lock). */
 async function openTarget(
   target: Target,
@@ -265,7 +288,7 @@ export async function createResponse(request: Request, deps: ApiServerDeps): Pro
   const body = parseBody(ResponsesBody, await readJsonBody(request));
   const prompt = responsesPrompt(body.input, body.instructions ?? undefined);
   const target = await resolveTarget(body, deps);
-  const release = await deps.serial.acquire(target.key);
+  const release = await holdTarget(target, deps);
   let run: ResponseRun;
   try {
     const { conversation, prior } = await openTarget(target, deps);

@@ -22,6 +22,7 @@ import { HeraldError } from "../../../core/errors.ts";
 import { LineApi, LineApiError } from "./api.ts";
 import { readEvent } from "./inbound.ts";
 import { MediaShelf } from "./media.ts";
+import { HeldAnswers } from "./held.ts";
 import { LineOutbound } from "./outbound.ts";
 import { LINE_ID, type LineSettings, readLineSettings, sha256Hex } from "./settings.ts";
 import { handleWebhookRequest, WEBHOOK_PATH, type WebhookBody } from "./webhook.ts";
@@ -41,6 +42,12 @@ export async function createLineChannel(context: ChannelContext): Promise<LineCh
 }
 
 /** The LINE channel of one profile. */
+/**
+ * The longest a webhook's 200 waits for its events to be taken in (ms):
+ * past it LINE is answered anyway (the events are still handled).
+ */
+export const INTAKE_WAIT_MS = 2_000;
+
 export class LineChannel implements Channel {
   readonly id = LINE_ID;
   readonly label = "LINE";
@@ -90,6 +97,7 @@ export class LineChannel implements Channel {
       api: this.#api,
       slow: this.#slow,
       media: this.#media,
+      held: new HeldAnswers(context.dataDir, (line) => this.#log(line)),
       ...(settings.publicUrl === undefined ? {} : { publicUrl: settings.publicUrl }),
       clock,
       log: (line) => this.#log(line),
@@ -147,6 +155,8 @@ export class LineChannel implements Channel {
       );
     }
     host.setState("connected");
+    // Answers an earlier run held behind buttons and never delivered: pushed now, in the background.
+    void this.outbound.pushLeftovers();
     return Promise.resolve();
   }
 
@@ -203,11 +213,23 @@ export class LineChannel implements Channel {
     else this.#context.log(line);
   }
 
-  /** Queues a verified body; bodies are handled one after another. */
-  #accept(body: WebhookBody): void {
-    this.#events = this.#events.then(() => this.#handle(body)).catch((error) => {
+  /**
+   * Queues a verified body (bodies are handled one after another) and
+   * resolves once its events are taken in, or after {@link INTAKE_WAIT_MS}
+   * on the clock, whichever is first: the webhook's 200 waits for it.
+   */
+  async #accept(body: WebhookBody): Promise<void> {
+    const handled = this.#events.then(() => this.#handle(body)).catch((error) => {
       this.#log(`line: handling a webhook body failed: ${String(error)}`);
     });
+    this.#events = handled;
+    const clock = this.#context.clock;
+    let handle: unknown;
+    const bound = new Promise<void>((resolve) =>
+      handle = clock.setTimeout(resolve, INTAKE_WAIT_MS)
+    );
+    await Promise.race([handled, bound]);
+    clock.clearTimeout(handle);
   }
 
   async #handle(body: WebhookBody): Promise<void> {

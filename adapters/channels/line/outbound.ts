@@ -34,6 +34,7 @@ import { splitText } from "../../../core/channels/reply.ts";
 import { type LineApi, LineApiError, type LineMessage } from "./api.ts";
 import { readReplyContext } from "./inbound.ts";
 import { mediaMessage, type MediaShelf } from "./media.ts";
+import type { HeldAnswers } from "./held.ts";
 import { errorText } from "../../../core/errors.ts";
 
 /** Characters per text message the runner plans (LINE's own limit is 5000). */
@@ -56,6 +57,8 @@ export interface LineOutboundOptions {
   clock: ChannelClock;
   /** Logs a line (never a secret). */
   log(message: string): void;
+  /** Where held answers are kept until delivered (a restart pushes them); none: memory only. */
+  held?: HeldAnswers;
 }
 
 interface Progress {
@@ -74,6 +77,8 @@ interface Progress {
 /** The outbound side of the LINE channel. */
 export class LineOutbound implements ChannelOutbound {
   readonly chunkLimit = LINE_CHUNK_LIMIT;
+  /** LINE fetches files from the webhook server's media shelf, which lives with the gateway. */
+  readonly filesNeedServer = true;
   readonly #api: LineApi;
   readonly #slow: SlowResponses;
   readonly #media: MediaShelf;
@@ -86,6 +91,7 @@ export class LineOutbound implements ChannelOutbound {
   /** When the loading animation was last started, by chat id. */
   readonly #loading = new Map<string, number>();
   readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #held: HeldAnswers | undefined;
 
   /** Creates the outbound side; nothing is sent until a call. */
   constructor(options: LineOutboundOptions) {
@@ -95,6 +101,7 @@ export class LineOutbound implements ChannelOutbound {
     this.#publicUrl = options.publicUrl;
     this.#clock = options.clock;
     this.#log = options.log;
+    this.#held = options.held;
   }
 
   /** Markdown as plain text (`[label](url)` becomes `label (url)`). */
@@ -218,6 +225,7 @@ export class LineOutbound implements ChannelOutbound {
         this.#forget(chat, reply);
       }
       this.#slow.delivered(requestId);
+      await this.#held?.remove(requestId);
     } catch (error) {
       this.#slow.deliveryFailed(requestId);
       this.#log(
@@ -238,6 +246,7 @@ export class LineOutbound implements ChannelOutbound {
         await this.#transmit(request.chat, progress);
         this.#forget(request.chat, reply);
       }
+      await this.#held?.remove(request.id);
     })().catch((error) => {
       this.#log(
         `line: a held answer for ${formatAddress(request.chat)} expired untapped and could ` +
@@ -245,6 +254,43 @@ export class LineOutbound implements ChannelOutbound {
       );
     });
     this.#track(work);
+  }
+
+  /**
+   * Pushes the answers an earlier run held behind buttons and never
+   * delivered (their buttons cannot be answered by this process); each one
+   * pushed leaves the file, one that fails stays for the next start.
+   */
+  async pushLeftovers(): Promise<void> {
+    const left = await this.#held?.list() ?? [];
+    if (left.length === 0) return;
+    this.#log(
+      `line: pushing ${left.length} held answer${left.length === 1 ? "" : "s"} an earlier run ` +
+        "did not deliver",
+    );
+    const requests = [...new Set(left.map((answer) => answer.requestId))];
+    for (const requestId of requests) {
+      const answers = left.filter((answer) => answer.requestId === requestId);
+      const chat = answers[0].chat;
+      try {
+        for (const answer of answers) {
+          const progress: Progress = {
+            messages: await this.#messagesOf(answer.reply),
+            done: 0,
+            ids: [],
+            decided: true,
+            keys: new Map(),
+          };
+          await this.#track(this.#transmit(chat, progress));
+        }
+        await this.#held?.remove(requestId);
+      } catch (error) {
+        this.#log(
+          `line: a held answer for ${formatAddress(chat)} could not be pushed ` +
+            `(${errorText(error)}); the next start tries again`,
+        );
+      }
+    }
   }
 
   #track<T>(work: Promise<T>): Promise<T> {
@@ -279,8 +325,18 @@ export class LineOutbound implements ChannelOutbound {
         await arming;
         use = this.#slow.claim(replyToken, receivedAt, reply);
       }
+      if (use.kind === "hold") {
+        // On disk before it counts as delivered: a restart before the tap pushes it.
+        await this.#held?.add({
+          requestId: use.requestId,
+          chat: to,
+          reply,
+          heldAt: this.#clock.now(),
+        });
+        progress.decided = true;
+        return { messageIds: [], held: true };
+      }
       progress.decided = true;
-      if (use.kind === "hold") return { messageIds: [], held: true };
       if (use.kind === "reply") progress.replyToken = replyToken;
     }
     await this.#transmit(to, progress);

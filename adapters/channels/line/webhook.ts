@@ -5,9 +5,11 @@
  *   reading; a larger one, or one that announces a larger length, is
  *   refused with 413 without reading the rest), its `x-line-signature` is
  *   checked over the raw bytes (missing or wrong: 400 `invalid signature`,
- *   logged without any secret), then it is parsed; a valid body is
- *   answered 200 at once and its events handed on, so LINE never waits for
- *   a turn. An empty `events` list (the console's "Verify") is answered 200.
+ *   logged without any secret), then it is parsed; a valid body's events
+ *   are handed on and it is answered 200 once the gateway has taken them in
+ *   (written them down: a crash after the 200 loses none), never after a
+ *   turn, and after a short bound at the latest (see the channel). An empty
+ *   `events` list (the console's "Verify") is answered 200.
  * - `GET /line/webhook/health`: `{"status":"ok","platform":"line"}`.
  * - `GET /line/media/<token>/<filename>`: files published for LINE to fetch.
  *
@@ -38,8 +40,11 @@ export interface WebhookBody {
 export interface WebhookHandlerDeps {
   verifier: LineSignatureVerifier;
   media: MediaShelf;
-  /** Takes a verified body; called after the answer is decided, must not throw. */
-  accept(body: WebhookBody): void;
+  /**
+   * Takes a verified body; the 200 waits for the returned promise (the
+   * events taken in, bounded by the caller). Must not throw or reject.
+   */
+  accept(body: WebhookBody): Promise<void>;
   /** Logs a line (never a secret). */
   log(message: string): void;
 }
@@ -100,7 +105,7 @@ export async function handleWebhookRequest(
     return json(400, { message: "The request body has no events list" });
   }
   const { destination, events } = body as { destination?: unknown; events: unknown[] };
-  deps.accept({
+  await deps.accept({
     events,
     ...(typeof destination === "string" ? { destination } : {}),
   });

@@ -22,6 +22,7 @@ import {
   type SendReceipt,
 } from "../../../core/channels/contract.ts";
 import { markdownToTelegramHtml } from "../../../core/channels/formats.ts";
+import { markPossibleDuplicate, RESENT_NOTICE } from "../../../core/channels/reply.ts";
 import { type TelegramApi, TelegramApiError, type TelegramMessage } from "./api.ts";
 import { errorText } from "../../../core/errors.ts";
 
@@ -50,6 +51,11 @@ type Unit = { kind: "text"; text: string } | { kind: "media"; media: OutboundMed
 interface Progress {
   done: number;
   ids: string[];
+  /**
+   * The last try of part `done` got no answer (a timeout, a dropped
+   * connection): Telegram may have it, so the next try says so.
+   */
+  uncertain: boolean;
 }
 
 /** The outbound side of the Telegram channel. */
@@ -111,14 +117,32 @@ export class TelegramOutbound implements ChannelOutbound {
     const key = formatAddress(to);
     const byChat = this.#progress.get(reply) ?? new Map<string, Progress>();
     this.#progress.set(reply, byChat);
-    const progress = byChat.get(key) ?? { done: 0, ids: [] };
+    const progress = byChat.get(key) ?? { done: 0, ids: [], uncertain: false };
     byChat.set(key, progress);
     for (; progress.done < units.length; progress.done += 1) {
       const unit = units[progress.done];
-      const sent = unit.kind === "text"
-        ? await this.#sendText(to, unit.text)
-        : await this.#sendMedia(to, unit.media);
-      progress.ids.push(String(sent.message_id));
+      const pieces = progress.uncertain
+        ? markPossibleDuplicate(
+          { parts: [unit] },
+          (markdown) => this.format(markdown),
+          this.chunkLimit,
+          RESENT_NOTICE,
+        ).parts
+        : [unit];
+      let sent: TelegramMessage | undefined;
+      try {
+        for (const piece of pieces) {
+          sent = piece.kind === "text"
+            ? await this.#sendText(to, piece.text)
+            : await this.#sendMedia(to, piece.media);
+        }
+      } catch (error) {
+        // Telegram answered (an error status): nothing was sent. No answer at all: it may have been.
+        progress.uncertain = !(error instanceof TelegramApiError && error.failure === "api");
+        throw error;
+      }
+      progress.uncertain = false;
+      progress.ids.push(String(sent!.message_id));
     }
     byChat.delete(key);
     return { messageIds: [...progress.ids] };

@@ -84,6 +84,31 @@ Deno.test("two requests on one named conversation at once take turns", async () 
   );
 });
 
+Deno.test("a named conversation and a previous_response_id into its session take turns too", async () => {
+  await using rig = await startApiServer([
+    { text: "Opening answer." },
+    { text: "Slow answer.", delayMs: 200 },
+    { text: "Other answer." },
+  ]);
+  const opening = await rig.client.responses.create({
+    model: "herald-api",
+    input: "opening question",
+    conversation: "shared",
+  });
+  await Promise.all([
+    rig.client.responses.create({ model: "herald-api", input: "by name", conversation: "shared" }),
+    rig.client.responses.create({
+      model: "herald-api",
+      input: "by id",
+      previous_response_id: opening.id,
+    }),
+  ]);
+  const seen = [1, 2].map((index) =>
+    modelMessages(rig.model, index).filter((message) => message.role !== "system").length
+  );
+  assert.deepEqual(seen, [3, 5], "the later turn saw the earlier one's exchange");
+});
+
 Deno.test("a slash command in a single message is answered like on every surface", async () => {
   await using rig = await startApiServer([]);
   const completion = await rig.client.chat.completions.create({

@@ -12,6 +12,10 @@ import type { InboundMessage, OutboundReply } from "../../../core/channels/contr
 import { DEFAULT_SLOW_RESPONSE_TEXTS } from "../../../core/channels/line/postback.ts";
 import type { FakeSource } from "../../fakes/line_api.ts";
 import { type LineRig, runTurn, startLineRig } from "./_line_rig.ts";
+import { join } from "node:path";
+import { HELD_FILE } from "../../../adapters/channels/line/held.ts";
+import { plugin } from "../../../adapters/channels/line/mod.ts";
+import type { LineChannel } from "../../../adapters/channels/line/channel.ts";
 
 const ALICE = "U4af4980629" + "a".repeat(22);
 const GROUP = "C" + "1".repeat(32);
@@ -183,3 +187,52 @@ Deno.test("a button LINE refuses means the answer is pushed", async () => {
   assert.deepEqual(rig.fake.sent.map((b) => b.via), ["push"]);
   assert.ok(rig.host.logs.some((line) => line.includes("will be pushed")));
 });
+
+Deno.test("a held answer is kept on disk until tapped, and a restart before the tap pushes it", async () => {
+  await using rig = await startLineRig(SETTINGS);
+  const file = join(rig.context.dataDir, HELD_FILE);
+  const tapped = await said(rig, "tapped later");
+  await runTurn(rig, tapped, 45);
+  const data = await pendingButton(rig, tapped);
+  await rig.channel.outbound.send(tapped.chat, answer("fetched by tap"), tapped.replyContext);
+  assert.deepEqual(heldTexts(await Deno.readTextFile(file)), ["fetched by tap"]);
+  assert.deepEqual(await tap(rig, data), ["fetched by tap"]);
+  await rig.channel.outbound.idle();
+  assert.deepEqual(heldTexts(await Deno.readTextFile(file)), [], "delivered: gone from the file");
+
+  const waiting = await said(rig, "never tapped");
+  await runTurn(rig, waiting, 45);
+  await pendingButton(rig, waiting);
+  await rig.channel.outbound.send(
+    waiting.chat,
+    answer("owed across a restart"),
+    waiting.replyContext,
+  );
+  assert.deepEqual(heldTexts(await Deno.readTextFile(file)), ["owed across a restart"]);
+  assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
+
+  // The gateway stops before the tap; the next run's channel pushes what was held.
+  await rig.channel.stop();
+  const pushesBefore = rig.fake.requestsTo("/v2/bot/message/push").length;
+  const next = await plugin.create(rig.context) as LineChannel;
+  try {
+    await next.start(rig.host);
+    const sentBefore = rig.fake.sent.length;
+    const [pushed] = (await rig.fake.waitForSent(sentBefore + 1)).slice(sentBefore);
+    assert.equal(pushed.via, "push");
+    assert.deepEqual(pushed.messages.map((message) => message.text), ["owed across a restart"]);
+    await next.outbound.idle();
+    assert.equal(rig.fake.requestsTo("/v2/bot/message/push").length, pushesBefore + 1);
+    assert.deepEqual(heldTexts(await Deno.readTextFile(file)), []);
+  } finally {
+    await next.stop();
+  }
+});
+
+/** The texts of the answers a held-answers file holds. */
+function heldTexts(text: string): string[] {
+  const { answers } = JSON.parse(text) as { answers: { reply: OutboundReply }[] };
+  return answers.flatMap((held) =>
+    held.reply.parts.flatMap((part) => part.kind === "text" ? [part.text] : [])
+  );
+}

@@ -14,6 +14,7 @@ import {
   PermanentSendError,
 } from "../../../core/channels/contract.ts";
 import { HeraldError } from "../../../core/errors.ts";
+import { RESENT_NOTICE } from "../../../core/channels/reply.ts";
 import { plugin } from "../../../adapters/channels/telegram/mod.ts";
 import {
   createTelegramChannel,
@@ -553,4 +554,25 @@ Deno.test("the plugin needs TELEGRAM_BOT_TOKEN and keys the credential by its ha
   assert.equal(await channel.reload!(same), true);
   const other = channelContext({ TELEGRAM_BOT_TOKEN: WRONG_TOKEN }, clock, [], dir.path);
   assert.equal(await channel.reload!(other), false);
+});
+
+Deno.test("a part whose send got no answer is sent again behind a line saying it may be a duplicate", async () => {
+  await using h = await harness({ start: false });
+  h.bot.knowChat(42);
+  h.bot.failNext("sendMessage", "drop", 1, 1);
+  const reply = text("part one", "part two");
+  await assert.rejects(h.outbound.send(TO, reply));
+  await h.outbound.send(TO, reply);
+  const texts = h.bot.sent.map((m) => m.text ?? "");
+  assert.equal(texts.length, 2);
+  assert.equal(texts[0], "part one", "the confirmed part is not marked or resent");
+  assert.ok(texts[1].startsWith(RESENT_NOTICE), texts[1]);
+  assert.ok(texts[1].endsWith("part two"));
+
+  // A refusal with a status means Telegram did not take it: the retry carries no notice.
+  h.bot.failNext("sendMessage", { status: 502 });
+  const again = text("third");
+  await assert.rejects(h.outbound.send(TO, again), /502/);
+  await h.outbound.send(TO, again);
+  assert.equal(h.bot.sent.at(-1)?.text, "third");
 });

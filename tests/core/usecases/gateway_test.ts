@@ -21,13 +21,23 @@ function record(overrides: Partial<GatewayStateRecord> = {}): GatewayStateRecord
     heartbeat_at: 70_000,
     stopped_at: null,
     platforms: [
-      { platform: "telegram", label: "Telegram", state: "connected", last_error: null, since: 1 },
+      {
+        platform: "telegram",
+        label: "Telegram",
+        state: "connected",
+        last_error: null,
+        since: 1,
+        send_error: "Telegram refused sendMessage (502): Bad Gateway",
+        send_failing_since: 60_000,
+      },
       {
         platform: "line",
         label: "LINE",
         state: "retrying",
         last_error: "LINE answered 500",
         since: 2,
+        send_error: null,
+        send_failing_since: null,
       },
     ],
     counts: { chats: 1, conversations: 1, running: 0, queued: 0, undelivered: 0 },
@@ -67,6 +77,10 @@ Deno.test("a live gateway with a fresh heartbeat is running, with uptime and pla
   assert.deepEqual(view.platforms.map((p) => [p.platform, p.state, p.last_error]), [
     ["telegram", "connected", null],
     ["line", "retrying", "LINE answered 500"],
+  ]);
+  assert.deepEqual(view.platforms.map((p) => [p.send_error, p.send_failing_since]), [
+    ["Telegram refused sendMessage (502): Bad Gateway", 60_000],
+    [null, null],
   ]);
 });
 
