@@ -32,6 +32,7 @@ import { registerLogin } from "./commands/login.ts";
 import { registerModel } from "./commands/model.ts";
 import { registerPairing } from "./commands/pairing.ts";
 import { registerGateway } from "./commands/gateway.ts";
+import { registerSend } from "./commands/send.ts";
 
 export { captureOutput, denoOutput } from "./io.ts";
 
@@ -98,6 +99,7 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   registerAuth(program, context);
   registerPairing(program, context);
   registerGateway(program, context);
+  registerSend(program, context);
   registerCompletion(program, context);
   registerHelp(program);
   return program;

@@ -78,6 +78,21 @@ export interface FileChatSessionStore extends ChatSessionStore {
   get(address: ChatAddress): Promise<string | undefined>;
   set(address: ChatAddress, sessionId: string): Promise<void>;
   delete(address: ChatAddress): Promise<void>;
+  /** Every chat the file names, by key order (`herald send --list`). */
+  list(): Promise<ChatAddress[]>;
+}
+
+/** `telegram:-100123:7` → its address; undefined for a key that is not one. */
+function addressOf(key: string): ChatAddress | undefined {
+  const colon = key.indexOf(":");
+  if (colon <= 0) return undefined;
+  const [chatId, threadId, ...more] = key.slice(colon + 1).split(":");
+  if (chatId === "" || threadId === "" || more.length > 0) return undefined;
+  return {
+    platform: key.slice(0, colon),
+    chatId,
+    ...(threadId === undefined ? {} : { threadId }),
+  };
 }
 
 /**
@@ -122,6 +137,10 @@ export function openChatSessionStore(
     },
     delete(address) {
       return change((chats) => chats.delete(formatAddress(address)));
+    },
+    async list() {
+      const keys = [...parseChatSessions(await readTextOrEmpty(path)).chats.keys()].sort();
+      return keys.map(addressOf).filter((address) => address !== undefined);
     },
   };
 }

@@ -32,6 +32,8 @@ import { createSessionSearchTool } from "../../core/sessions/search_tool.ts";
 import type { SkillCatalog } from "../../core/skills/mod.ts";
 import type { ApprovalPolicy, ApprovalSurface } from "../../core/tools/approval_policy.ts";
 import { ToolRegistry } from "../../core/tools/registry.ts";
+import { createSendMessageTool } from "../../core/tools/send_message.ts";
+import { sendMessage } from "../../core/usecases/send.ts";
 import { openCheckpointStore } from "../checkpoints/mod.ts";
 import { ensureProfileHome, type ProfilePaths } from "../home/mod.ts";
 import { createChainClient, createModelClient, keyPoolRegistry } from "../models/mod.ts";
@@ -156,6 +158,10 @@ export async function openAgentRuntime(
     }),
     createSessionSearchTool(store),
     ...createSkillTools(),
+    // The agent's sends refuse protected files, as the gateway's answers do.
+    createSendMessageTool((target, message, signal) =>
+      sendMessage(profile, target, message, { signal, protectFiles: true })
+    ),
   ]);
   const systemPrompt = buildSystemPrompt({
     cwd: options.cwd,

@@ -1,7 +1,7 @@
 /**
  * The one composition point for a profile: its config.yaml and `.env` under
  * their file locks, its credentials, its state database and session files,
- * and its pairing store, wired into core's {@link ProfileContext}. Every
+ * its pairing store and its messaging platforms, wired into core's {@link ProfileContext}. Every
  * surface (the CLI, the dashboard's routes and gateway, later channels,
  * workers and cron runs) gets a profile through {@link openProfileContext}
  * and hands it to the use cases in core/usecases/. Cheap to open: nothing
@@ -27,6 +27,7 @@ import {
 import { openStateStore } from "../sqlite/mod.ts";
 import { isFile } from "../fs/read.ts";
 import { openPairingStore } from "../channels/pairing_store.ts";
+import { openMessagingLinks } from "./messaging_links.ts";
 
 /**
  * The profile at `paths` as core's use cases see it. `env` is the process
@@ -72,5 +73,6 @@ export function openProfileContext(paths: ProfilePaths, env: ProcessEnv): Profil
       files: profileSessionFiles(paths),
     },
     pairing: () => openPairingStore(paths.home),
+    messaging: () => openMessagingLinks(paths, env),
   };
 }

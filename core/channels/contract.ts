@@ -122,6 +122,11 @@ export class PermanentSendError extends Error {
 export interface ChannelOutbound {
   /** The most characters one text part may have on this platform. */
   readonly chunkLimit: number;
+  /**
+   * The platform fetches files from the channel's own server (LINE): a
+   * one-off send outside the running gateway cannot include them.
+   */
+  readonly filesNeedServer?: boolean;
   /** Converts an answer's Markdown to what the platform renders (plain text, HTML, ...). */
   format(markdown: string): string;
   /**

@@ -11,6 +11,7 @@ import type { EnvLookup, ParsedEnv } from "../config/mod.ts";
 import type { SessionFiles } from "../sessions/files.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { PairingStore } from "../pairing/store.ts";
+import type { HeraldError } from "../errors.ts";
 
 /** A variable to store in `.env`. */
 export interface EnvWrite {
@@ -93,4 +94,84 @@ export interface ProfileContext {
   readonly sessions: SessionData;
   /** The profile's pairing store (`pairing.json`): who may talk to its bots besides the allowlists. */
   pairing(): PairingStore;
+  /** The profile's messaging platforms, reached directly (without the gateway). */
+  messaging(): MessagingLinks;
+}
+
+/** Where {@link MessagingLinks.send} delivers: a chat on a platform, maybe a thread in it. */
+export interface MessageTarget {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+}
+
+/** What a platform said when asked who the bot is (`getMe`, bot info). */
+export interface PlatformProbe {
+  ok: boolean;
+  /** The bot's name or id on the platform, when reached. */
+  identity?: string;
+  /** Why it failed, fit for the user (never a secret). */
+  error?: string;
+}
+
+/** How {@link MessagingLinks.send} goes on after a failed attempt, and what it refuses. */
+export interface MessageSendOptions {
+  /**
+   * Asked after each failed attempt with the failure (a `platform_refused`
+   * HeraldError, `retryable` in its details) and the number of attempts
+   * made so far; resolves true to try again. A new attempt goes on from the
+   * first part the platform did not confirm, so nothing confirmed is sent
+   * twice. Absent: one attempt.
+   */
+  retry?(failure: HeraldError, attempts: number): Promise<boolean>;
+  /**
+   * Refuse the whole message, before anything is sent, when a file it names
+   * (`MEDIA:<path>`) is protected like the file tools' writes are (a `.env`
+   * file, Herald's home, credential and system folders): what the agent
+   * sends, since a prompt injection may ask for such a file.
+   */
+  protectFiles?: boolean;
+}
+
+/** What the platform confirmed for a message sent with {@link MessagingLinks.send}. */
+export interface MessageSent {
+  /** The platform's ids of the messages it accepted (a long text may be several). */
+  messageIds: string[];
+}
+
+/**
+ * The profile's messaging platforms reached directly, one call at a time,
+ * without the gateway: the dashboard's test call and `herald send` use it.
+ * A platform is reached with the profile's credentials whether or not it
+ * is enabled (a test call comes before enabling). Implemented in
+ * adapters/runtime/messaging_links.ts with the bundled channel plugins.
+ */
+export interface MessagingLinks {
+  /** The ids of the platforms this build can reach (`telegram`, `line`, ...). */
+  platforms(): Promise<string[]>;
+  /**
+   * Asks `platform` who the bot is, with the profile's credentials.
+   *
+   * @throws HeraldError `platform_unknown` (no such platform), `platform_not_configured`
+   *   (naming the missing or malformed setting), `platform_cannot_probe`.
+   */
+  probe(platform: string): Promise<PlatformProbe>;
+  /**
+   * Sends `markdown` to `to`, converted and split as the platform needs
+   * (`MEDIA:<path>` and `[[as_document]]` send files). One attempt: a
+   * passing failure (a timeout, a 5xx) rejects like a refusal, with
+   * `retryable` in the error's details.
+   *
+   * @throws HeraldError `platform_unknown`, `platform_not_configured`, `platform_cannot_send`
+   *   (kind `usage`/`state`), `platform_refused` (kind `unavailable`; details: `retryable`,
+   *   `status` when the platform gave one, `retry_after_ms` when it asked to wait),
+   *   `empty_message` (nothing to send after planning), `send_file_protected` (kind `usage`,
+   *   with {@link MessageSendOptions.protectFiles}).
+   */
+  send(to: MessageTarget, markdown: string, options?: MessageSendOptions): Promise<MessageSent>;
+  /**
+   * The chats the profile's gateway has talked to (its `gateway_chats.json`),
+   * for `herald send --list`. Absent: none are known.
+   */
+  knownChats?(): Promise<MessageTarget[]>;
 }
