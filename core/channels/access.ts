@@ -31,6 +31,7 @@
  */
 
 import type { EnvLookup } from "../config/load.ts";
+import { platformEnvPrefix } from "../messaging/platforms.ts";
 import { DEFAULT_PROFILE } from "../profiles/names.ts";
 import type { InboundMessage } from "./contract.ts";
 import type { PairingStore } from "./ports.ts";
@@ -56,13 +57,7 @@ export type AccessDecision = "allowed" | "pair" | "denied";
 
 const TRUE_WORDS = new Set(["true", "1", "yes"]);
 
-/**
- * The prefix of a platform's variables: `telegram` → `TELEGRAM`,
- * `api_server` → `API_SERVER`, `my-chat` → `MY_CHAT`.
- */
-export function platformEnvPrefix(platform: string): string {
-  return platform.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
-}
+export { platformEnvPrefix };
 
 /** The ids of a comma- or space-separated list, without empty entries. */
 export function parseIdList(text: string | undefined): string[] {

@@ -31,6 +31,12 @@ export interface PlatformInfo {
   configKeys: readonly string[];
   /** Where the platform's developer documentation starts. */
   docsUrl: string;
+  /**
+   * The platform has a bot that a test call can ask who it is (Telegram's
+   * `getMe`, LINE's bot info) and whose credential one profile at a time
+   * may serve; false for a server Herald runs itself (the API server).
+   */
+  hasBot: boolean;
 }
 
 function configKeys(id: string): string[] {
@@ -56,6 +62,7 @@ export const PLATFORMS: readonly PlatformInfo[] = [
     }],
     configKeys: configKeys("telegram"),
     docsUrl: "https://core.telegram.org/bots",
+    hasBot: true,
   },
   {
     id: "line",
@@ -79,6 +86,28 @@ export const PLATFORMS: readonly PlatformInfo[] = [
     ],
     configKeys: configKeys("line"),
     docsUrl: "https://developers.line.biz/en/docs/messaging-api/",
+    hasBot: true,
+  },
+  {
+    id: "api_server",
+    label: "API server",
+    description: "An OpenAI-compatible HTTP API (chat completions, responses, models) " +
+      "that the gateway serves for other programs",
+    secrets: [{
+      name: "API_SERVER_KEY",
+      label: "API key",
+      required: true,
+      hint: "A long random string you choose (no spaces); clients send it as " +
+        "Authorization: Bearer <key>, and it is required even on loopback",
+    }],
+    configKeys: [
+      "platforms.api_server.enabled",
+      "platforms.api_server.host",
+      "platforms.api_server.port",
+      "platforms.api_server.model_name",
+    ],
+    docsUrl: "https://platform.openai.com/docs/api-reference/chat",
+    hasBot: false,
   },
   {
     id: "discord",
@@ -93,6 +122,7 @@ export const PLATFORMS: readonly PlatformInfo[] = [
     }],
     configKeys: configKeys("discord"),
     docsUrl: "https://discord.com/developers/docs/intro",
+    hasBot: true,
   },
   {
     id: "slack",
@@ -116,6 +146,7 @@ export const PLATFORMS: readonly PlatformInfo[] = [
     ],
     configKeys: configKeys("slack"),
     docsUrl: "https://api.slack.com/apis/socket-mode",
+    hasBot: true,
   },
 ];
 
@@ -167,4 +198,35 @@ export function checkPlatformSecrets(platform: PlatformInfo, lookup: EnvLookup):
   return missing.length === 0 && malformed.length === 0
     ? { ok: true }
     : { ok: false, missing, malformed };
+}
+
+/**
+ * The prefix of a platform's variables: `telegram` → `TELEGRAM`,
+ * `api_server` → `API_SERVER`, `my-chat` → `MY_CHAT`.
+ */
+export function platformEnvPrefix(platform: string): string {
+  return platform.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+}
+
+/** True for `true`, `1`, `yes`, `on` (any case). */
+function switchedOn(value: string | undefined): boolean {
+  return value !== undefined && /^(true|1|yes|on)$/i.test(value.trim());
+}
+
+/**
+ * Whether a profile enables platform `id`: `platforms.<id>.enabled: true`
+ * in config.yaml (`settings` is `platforms.<id>`), or `<ID>_ENABLED`
+ * switched on in its environment.
+ *
+ * @example
+ * ```ts
+ * platformEnabled("api_server", (name) => ({ API_SERVER_ENABLED: "true" })[name], {}); // true
+ * ```
+ */
+export function platformEnabled(
+  id: string,
+  env: EnvLookup,
+  settings: Readonly<Record<string, unknown>>,
+): boolean {
+  return settings.enabled === true || switchedOn(env(`${platformEnvPrefix(id)}_ENABLED`));
 }

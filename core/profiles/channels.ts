@@ -10,10 +10,14 @@
 import { removeEnvValuesFromText } from "../config/env_text.ts";
 import { PLATFORMS } from "../messaging/platforms.ts";
 
-/** The `.env` names of every messaging platform's secrets (bot tokens, channel secrets). */
-export const CHANNEL_SECRET_NAMES: readonly string[] = PLATFORMS.flatMap((platform) =>
-  platform.secrets.map((secret) => secret.name)
-);
+/**
+ * The `.env` names of every messaging bot's secrets (bot tokens, channel
+ * secrets). The API server's key is not one: it names no bot, and two
+ * profiles may share it.
+ */
+export const CHANNEL_SECRET_NAMES: readonly string[] = PLATFORMS.filter((platform) =>
+  platform.hasBot
+).flatMap((platform) => platform.secrets.map((secret) => secret.name));
 
 /**
  * `.env` text without the messaging platforms' secrets, and the names

@@ -1,9 +1,11 @@
 /**
  * The messaging-platform use cases: each platform's status in a profile,
  * saving a platform's setup (secrets to `.env`, on/off to config.yaml, in
- * one locked write) and checking its configuration. The check reads values
- * through the profile's credentials and never returns them; it makes no
- * network call.
+ * one locked write) and testing it. The test checks the configuration
+ * first, reading values through the profile's credentials and never
+ * returning them; when it is complete it asks the platform who the bot is
+ * (Telegram's `getMe`, LINE's bot info) through the profile's messaging
+ * links.
  *
  * @module
  */
@@ -13,16 +15,13 @@ import { HeraldError } from "../errors.ts";
 import {
   checkPlatformSecrets,
   type MalformedSecret,
+  platformEnabled,
   type PlatformInfo,
   platformInfo,
   PLATFORMS,
 } from "../messaging/mod.ts";
 import { editConfig, loadWrittenConfig } from "./config.ts";
-import type { Credentials, CredentialSource, ProfileContext } from "./ports.ts";
-
-/** What a configuration check says when it made no network call. */
-export const NO_NETWORK_NOTE = "Only the configuration was checked; no network call was made " +
-  "(connecting to the platform needs the messaging gateway, which is not running here)";
+import type { Credentials, CredentialSource, PlatformProbe, ProfileContext } from "./ports.ts";
 
 /** A platform id that is not in the catalog. */
 export class PlatformUnknownError extends HeraldError {
@@ -80,6 +79,11 @@ export interface PlatformStatusView {
   /** Every variable that is set looks right too. */
   well_formed: boolean;
   enabled: boolean;
+  /**
+   * The test asks the platform's bot who it is (false: a server Herald
+   * runs itself, whose test checks the configuration).
+   */
+  has_bot: boolean;
 }
 
 function platformStatus(
@@ -105,7 +109,11 @@ function platformStatus(
     config_keys: platform.configKeys,
     configured: check.ok || check.missing.length === 0,
     well_formed: check.ok,
-    enabled: config.platforms[platform.id]?.enabled ?? false,
+    // config.yaml's switch, or `<ID>_ENABLED` in the profile's environment, as the gateway reads it.
+    enabled: platformEnabled(platform.id, credentials.lookup, {
+      enabled: config.platforms[platform.id]?.enabled ?? false,
+    }),
+    has_bot: platform.hasBot,
   };
 }
 
@@ -207,28 +215,126 @@ export async function savePlatform(
   };
 }
 
-/** The outcome of a platform's configuration check. */
-export type PlatformTestView =
-  & { profile: string; platform: string; network: false; note: string; checked: "configuration" }
-  & ({ ok: true } | { ok: false; missing: string[]; malformed: MalformedSecret[] });
+/** A test that stopped at the configuration: nothing went over the network (`note` says why). */
+export type PlatformConfigTestView =
+  & { profile: string; platform: string; network: false; checked: "configuration"; note: string }
+  & (
+    | { ok: true }
+    | {
+      ok: false;
+      missing: string[];
+      malformed: MalformedSecret[];
+      /** A setting other than the secrets that is wrong (an API base URL that is not http). */
+      error?: string;
+    }
+  );
+
+/** A test that asked the platform who the bot is. */
+export type PlatformReachTestView =
+  & { profile: string; platform: string; network: true; checked: "platform" }
+  & (
+    /** `identity`: the bot as the platform names it (`@my_bot`, `Shop (@123abcde)`). */
+    | { ok: true; identity: string | null }
+    /** `error`: what the platform or the network said, fit for the user (never a secret). */
+    | { ok: false; error: string }
+  );
+
+/** The outcome of `POST /api/messaging/platforms/:id/test`. */
+export type PlatformTestView = PlatformConfigTestView | PlatformReachTestView;
+
+/** The profile's value of every secret `platform` reads, longest first (for redaction). */
+function secretValues(platform: PlatformInfo, credentials: Credentials): string[] {
+  return platform.secrets
+    .map((secret) => credentials.lookup(secret.name)?.trim() ?? "")
+    .filter((value) => value !== "")
+    .sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every one of `secrets` replaced, whatever a platform's error put in it. */
+function redacted(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((result, secret) => result.replaceAll(secret, "[redacted]"), text);
+}
 
 /**
- * Checks that the platform's secrets are present and well formed, without
- * a network call (the result says so).
+ * Tests a platform: first its configuration (secrets present and well
+ * formed; nothing goes over the network when they are not), then, for a
+ * platform with a bot, the platform itself: it is asked who the bot is
+ * with the profile's credentials (`getMe`, bot info). A platform without a
+ * bot (the API server) or without a channel in this build stays a
+ * configuration check, and its `note` says so. No answer carries a secret.
  *
  * @throws PlatformUnknownError for an unknown platform.
+ *
+ * @example
+ * ```ts
+ * await testPlatform(profile, "telegram");
+ * // { ok: true, network: true, checked: "platform", identity: "@my_bot", ... }
+ * ```
  */
 export async function testPlatform(profile: ProfileContext, id: string): Promise<PlatformTestView> {
   const platform = requirePlatform(id);
   const credentials = await profile.files.credentials();
   const check = checkPlatformSecrets(platform, credentials.lookup);
-  const common = {
-    profile: profile.name,
-    platform: platform.id,
+  const base = { profile: profile.name, platform: platform.id };
+  const configuration = (note: string) => ({
+    ...base,
     network: false as const,
-    note: NO_NETWORK_NOTE,
     checked: "configuration" as const,
+    note,
+  });
+  if (!check.ok) {
+    return {
+      ...configuration(
+        platform.hasBot
+          ? `Only the configuration was checked; complete it and test again to reach ${platform.label}`
+          : `Only the configuration was checked (${platform.label} has no bot to ask)`,
+      ),
+      ok: false,
+      missing: check.missing,
+      malformed: check.malformed,
+    };
+  }
+  if (!platform.hasBot) {
+    return {
+      ...configuration(
+        `${platform.label} has no bot to ask, so only the configuration was checked ` +
+          "(the messaging gateway serves it: herald gateway start)",
+      ),
+      ok: true,
+    };
+  }
+  const links = profile.messaging();
+  if (!(await links.platforms()).includes(platform.id)) {
+    return {
+      ...configuration(
+        `This Herald cannot connect to ${platform.label} yet, so only the configuration was checked`,
+      ),
+      ok: true,
+    };
+  }
+  const secrets = secretValues(platform, credentials);
+  let probe: PlatformProbe;
+  try {
+    probe = await links.probe(platform.id);
+  } catch (error) {
+    if (error instanceof HeraldError && error.code === "platform_not_configured") {
+      return {
+        ...configuration(
+          `Only the configuration was checked; fix it and test again to reach ${platform.label}`,
+        ),
+        ok: false,
+        missing: [],
+        malformed: [],
+        error: redacted(error.message, secrets),
+      };
+    }
+    throw error;
+  }
+  const reached = { ...base, network: true as const, checked: "platform" as const };
+  if (probe.ok) return { ...reached, ok: true, identity: probe.identity ?? null };
+  return {
+    ...reached,
+    ok: false,
+    error: redacted(probe.error ?? `${platform.label} did not say who the bot is`, secrets),
   };
-  if (check.ok) return { ...common, ok: true };
-  return { ...common, ok: false, missing: check.missing, malformed: check.malformed };
 }

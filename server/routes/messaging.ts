@@ -1,9 +1,10 @@
 /**
  * `/api/messaging/platforms`: the platform catalog with each platform's
  * status in the profile, saving a platform's setup (secrets to `.env`,
- * enable/disable to config.yaml), and a configuration check. Until the
- * gateway exists the check makes no network call, and says so. The work is
- * core's (core/usecases/messaging.ts).
+ * enable/disable to config.yaml), and the test call: the configuration
+ * first, then the platform's own API (Telegram's `getMe`, LINE's bot info)
+ * with the profile's credentials. The work is core's
+ * (core/usecases/messaging.ts).
  *
  * @module
  */

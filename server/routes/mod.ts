@@ -12,6 +12,7 @@ import { registerEnvRoutes } from "./env.ts";
 import { registerModelRoutes } from "./model.ts";
 import { registerMcpRoutes } from "./mcp.ts";
 import { registerMessagingRoutes } from "./messaging.ts";
+import { registerPairingRoutes } from "./pairing.ts";
 import { registerProvidersRoutes } from "./providers.ts";
 import { registerSessionsRoutes } from "./sessions.ts";
 import { registerSkillsRoutes } from "./skills.ts";
@@ -31,6 +32,7 @@ export const API_ROUTES: readonly RouteFamily[] = [
   registerModelRoutes,
   registerMcpRoutes,
   registerMessagingRoutes,
+  registerPairingRoutes,
   registerProvidersRoutes,
   registerSessionsRoutes,
   registerSkillsRoutes,

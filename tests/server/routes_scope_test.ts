@@ -32,6 +32,9 @@ const SCOPED: { method: string; path: string; body?: Record<string, unknown> }[]
   { method: "GET", path: "/api/messaging/platforms" },
   { method: "PUT", path: "/api/messaging/platforms/telegram", body: { enabled: true } },
   { method: "POST", path: "/api/messaging/platforms/telegram/test", body: {} },
+  { method: "GET", path: "/api/pairing" },
+  { method: "POST", path: "/api/pairing/approve", body: { code: "ABCD2345" } },
+  { method: "POST", path: "/api/pairing/revoke", body: { platform: "telegram", user_id: "1" } },
   { method: "GET", path: "/api/providers/oauth" },
   { method: "POST", path: "/api/providers/oauth/openrouter/start", body: {} },
   {

@@ -26,6 +26,7 @@ import {
 import { profilePaths } from "../../../adapters/home/mod.ts";
 import { openProfileContext } from "../../../adapters/runtime/profile_context.ts";
 import { tempDir } from "../../_helpers.ts";
+import { startFakeTelegram } from "../../fakes/telegram_api.ts";
 
 const TELEGRAM_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0";
 
@@ -102,7 +103,8 @@ Deno.test("envUsage names the providers, platforms and managed tools that read a
 
 Deno.test("savePlatform stores secrets in .env and enabled in config.yaml, and clears what is listed", async () => {
   await using home = await tempDir();
-  const { paths, profile } = profileAt(home.path);
+  await using telegram = await startFakeTelegram({ bots: [{ token: TELEGRAM_TOKEN }] });
+  const { paths, profile } = profileAt(home.path, { TELEGRAM_API_BASE: telegram.baseUrl });
   await Deno.mkdir(paths.home, { recursive: true });
   await Deno.writeTextFile(paths.config, "# mine\nagent:\n  max_turns: 9\n");
   const saved = await savePlatform(profile, "telegram", {
@@ -129,7 +131,13 @@ Deno.test("savePlatform stores secrets in .env and enabled in config.yaml, and c
   assert.deepEqual(cleared.cleared_env, ["TELEGRAM_BOT_TOKEN"]);
   assert.deepEqual([cleared.platform.configured, cleared.platform.enabled], [false, false]);
   const listed = await listPlatforms(profile);
-  assert.deepEqual(listed.platforms.map((p) => p.id), ["telegram", "line", "discord", "slack"]);
+  assert.deepEqual(listed.platforms.map((p) => p.id), [
+    "telegram",
+    "line",
+    "api_server",
+    "discord",
+    "slack",
+  ]);
 });
 
 Deno.test("savePlatform refuses foreign variables, empty values and unknown platforms, writing nothing", async () => {

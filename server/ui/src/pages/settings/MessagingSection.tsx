@@ -1,7 +1,9 @@
 /**
  * Settings › Messaging: each platform with its status, a setup form (its
- * `.env` variables masked, on/off, allowed users, home channel) and a
- * configuration check. Secrets go to `.env` through
+ * `.env` variables masked, on/off, allowed users, home channel) and a test
+ * that checks the configuration and then asks the platform who the bot is
+ * (the answer shows the bot's name, or what went wrong), and below them the
+ * pairing panel (PairingPanel.tsx). Secrets go to `.env` through
  * `PUT /api/messaging/platforms/:id`; the allow list and home channel are
  * config keys (`PUT /api/config`).
  *
@@ -14,6 +16,7 @@ import { useProfile } from "../../lib/profile.ts";
 import { useAsync } from "../../lib/use_async.ts";
 import { Button, ErrorNote, Field, FormActions, Loading, toast } from "../../components/ui.tsx";
 import { Badge, ListEditor, Switch } from "./fields.tsx";
+import { PairingPanel } from "./PairingPanel.tsx";
 import type { ConfigView } from "../../../../../core/usecases/config.ts";
 import type {
   PlatformStatusView,
@@ -46,8 +49,8 @@ export function MessagingSection() {
   return (
     <div>
       <p class="muted">
-        Talk to the agent from a chat app. Tokens are stored in .env; the check reads the
-        configuration only.
+        Talk to the agent from a chat app. Tokens are stored in .env; Test checks them and asks the
+        platform who the bot is.
       </p>
       <ul class="settings-platforms" aria-label="Messaging platforms">
         {state.data.platforms.map((platform) => (
@@ -59,6 +62,9 @@ export function MessagingSection() {
           />
         ))}
       </ul>
+      <PairingPanel
+        labels={Object.fromEntries(state.data.platforms.map((p) => [p.id, p.label]))}
+      />
     </div>
   );
 }
@@ -139,9 +145,31 @@ function PlatformCard(
 }
 
 function TestResult(props: { test: PlatformTestView; platform: PlatformStatusView }) {
-  const { test } = props;
+  const { test, platform } = props;
   const label = (name: string) =>
-    props.platform.env.find((variable) => variable.name === name)?.label ?? name;
+    platform.env.find((variable) => variable.name === name)?.label ?? name;
+  if (test.checked === "platform") {
+    return test.ok
+      ? (
+        <div class="note settings-note-ok">
+          <span>
+            Reached {platform.label}
+            {test.identity
+              ? (
+                <>
+                  : the bot is <strong>{test.identity}</strong>
+                </>
+              )
+              : ""}.
+          </span>
+        </div>
+      )
+      : (
+        <div class="note note-error">
+          <span>The test failed: {test.error}</span>
+        </div>
+      );
+  }
   if (test.ok) {
     return (
       <div class="note settings-note-ok">
@@ -155,6 +183,7 @@ function TestResult(props: { test: PlatformTestView; platform: PlatformStatusVie
         {test.missing.length > 0 &&
           `Missing: ${test.missing.map((name) => `${label(name)} (${name})`).join(", ")}. `}
         {test.malformed.map((item) => `${label(item.name)}: ${item.message}. `)}
+        {test.error && `${test.error}. `}
         {test.note}.
       </span>
     </div>
@@ -173,6 +202,9 @@ function SetupForm(
   const [failure, setFailure] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
   const key = (name: string) => `platforms.${platform.id}.${name}`;
+  const has = (name: string) => platform.config_keys.includes(key(name));
+  const shown = new Set(["enabled", "allowed_users", "home_channel"].map(key));
+  const others = platform.config_keys.filter((name) => !shown.has(name));
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -251,32 +283,46 @@ function SetupForm(
           </Field>
         );
       })}
-      <Field
-        id={`platform-${platform.id}-users`}
-        label="Allowed users"
-        code={key("allowed_users")}
-        hint="Platform user ids allowed to talk to the agent; empty means the platform's default policy."
-      >
-        <ListEditor
+      {has("allowed_users") && (
+        <Field
           id={`platform-${platform.id}-users`}
           label="Allowed users"
-          items={users}
-          onChange={setUsers}
-        />
-      </Field>
-      <Field
-        id={`platform-${platform.id}-channel`}
-        label="Home channel"
-        code={key("home_channel")}
-        hint="Chat or channel id that receives notifications (cron results, ...)."
-      >
-        <input
+          code={key("allowed_users")}
+          hint="Platform user ids allowed to talk to the agent; anyone else needs a pairing code."
+        >
+          <ListEditor
+            id={`platform-${platform.id}-users`}
+            label="Allowed users"
+            items={users}
+            onChange={setUsers}
+          />
+        </Field>
+      )}
+      {has("home_channel") && (
+        <Field
           id={`platform-${platform.id}-channel`}
-          type="text"
-          value={channel}
-          onInput={(event) => setChannel((event.currentTarget as HTMLInputElement).value)}
-        />
-      </Field>
+          label="Home channel"
+          code={key("home_channel")}
+          hint="Chat or channel id that receives notifications (cron results, ...)."
+        >
+          <input
+            id={`platform-${platform.id}-channel`}
+            type="text"
+            value={channel}
+            onInput={(event) => setChannel((event.currentTarget as HTMLInputElement).value)}
+          />
+        </Field>
+      )}
+      {others.length > 0 && (
+        <p class="muted settings-small">
+          Also read from config.yaml: {others.map((name, index) => (
+            <span key={name}>
+              {index > 0 && ", "}
+              <code>{name}</code>
+            </span>
+          ))} (set them in the YAML on the Config tab, or with <code>herald config set</code>).
+        </p>
+      )}
       {failure !== null && <ErrorNote error={failure} />}
       <FormActions label={`Save ${platform.label}`} busyLabel="Saving…" busy={saving} />
     </form>
