@@ -36,6 +36,8 @@ export interface GatewayRun extends AsyncDisposable {
   kill(): Promise<void>;
   /** What it printed on standard error so far. */
   stderr(): string;
+  /** What it printed on standard output (its log) so far. */
+  stdout(): string;
 }
 
 /** Starts `herald [global] gateway run` and waits until its state file says running. */
@@ -91,6 +93,7 @@ export async function runGateway(options: {
     stop,
     kill,
     stderr: () => stderr,
+    stdout: () => stdout,
     [Symbol.asyncDispose]: async () => void await stop(),
   };
 }
