@@ -49,6 +49,7 @@ import {
 } from "../../core/gateway/mod.ts";
 import type { ApprovalSurface } from "../../core/tools/approval_policy.ts";
 import { mediaGuard } from "./media_guard.ts";
+import { noListener } from "./no_listener.ts";
 import { loadConfigFile } from "../home/config_file.ts";
 import { readProfileCredentials } from "../home/credentials.ts";
 import type { ProfilePaths } from "../home/layout.ts";
@@ -82,6 +83,11 @@ export interface GatewayComposeOptions {
   fetch?: typeof fetch;
   /** The plugins to use instead of the bundled ones (tests). */
   plugins?: readonly ChannelPlugin[];
+  /**
+   * Opens the channels' HTTP listeners (the program running the gateway
+   * passes cli/listen.ts). Without it, a platform that needs one is refused.
+   */
+  listen?: ChannelContext["listen"];
 }
 
 /** A composed gateway, not started yet. */
@@ -228,6 +234,7 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
       dataDir,
       log: (line) => log(`${plugin.id}: ${line}`),
       conversations: opener(plugin.id),
+      listen: options.listen ?? noListener,
     };
     let channel: Channel;
     try {

@@ -38,6 +38,7 @@ import type { ProfilePaths } from "../home/layout.ts";
 import { discoverPlugins, openChatSessionStore } from "../channels/mod.ts";
 import { resolveRoot } from "../home/layout.ts";
 import { mediaGuard } from "./media_guard.ts";
+import { noListener } from "./no_listener.ts";
 
 /** Options of {@link openMessagingLinks}. */
 export interface MessagingLinksOptions {
@@ -109,6 +110,7 @@ export function openMessagingLinks(
       clock: SYSTEM_CLOCK,
       dataDir: join(paths.home, "gateway", plugin.id),
       log: (line) => options.log?.(`${plugin.id}: ${line}`),
+      listen: noListener,
       conversations: {
         open: () =>
           Promise.reject(

@@ -18,6 +18,7 @@
  * @module
  */
 
+import { listenHttp } from "../listen.ts";
 import type { Command } from "commander";
 import { HeraldError } from "../../core/errors.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
@@ -260,6 +261,7 @@ async function run(c: CliContext): Promise<void> {
       log: (line) => write(`${new Date().toISOString()} ${line}\n`, "out"),
       warn: (line) => write(`herald: warning: ${line}\n`, "err"),
       stop: stop.signal,
+      listen: listenHttp,
       ...(c.env[LAUNCH_ID_ENV] ? { launchId: c.env[LAUNCH_ID_ENV] } : {}),
     });
   } finally {

@@ -215,6 +215,24 @@ export interface ConversationOpener {
   open(options?: { resume?: string }): Promise<Conversation>;
 }
 
+/** Answers one HTTP request to a channel's listener (a webhook, an API). */
+export type HttpHandler = (request: Request) => Response | Promise<Response>;
+
+/** Where a channel's listener binds. */
+export interface ListenOptions {
+  hostname: string;
+  /** 0 lets the system choose a free port. */
+  port: number;
+}
+
+/** A listener the gateway opened for a channel. */
+export interface HttpListener {
+  /** The port it listens on (the chosen one when 0 was asked). */
+  readonly port: number;
+  /** Stops accepting connections and resolves once the requests in flight are answered. */
+  shutdown(): Promise<void>;
+}
+
 /** What a channel is created with. */
 export interface ChannelContext {
   /** The profile the gateway serves. */
@@ -232,6 +250,14 @@ export interface ChannelContext {
   log(message: string): void;
   /** Opens conversations of the profile (see {@link ConversationOpener}). */
   conversations: ConversationOpener;
+  /**
+   * Opens an HTTP listener for the channel (LINE's webhook, the API
+   * server). The program that runs the gateway provides it: listeners are
+   * started by cli/ only (DESIGN.md), never by a channel itself.
+   *
+   * @throws Error when the address cannot be bound (or this process runs no gateway).
+   */
+  listen(options: ListenOptions, handler: HttpHandler): HttpListener;
 }
 
 /** A platform as the gateway discovers it: a bundled module exporting `plugin`. */

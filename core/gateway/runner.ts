@@ -60,12 +60,7 @@ import {
   type OutboundReply,
   type ReplyPart,
 } from "../channels/contract.ts";
-import type {
-  DeliveryLedger,
-  InboundJournal,
-  JournaledMessage,
-  PairingStore,
-} from "../channels/ports.ts";
+import type { DeliveryLedger, InboundJournal, PairingStore } from "../channels/ports.ts";
 import { type AccessPolicy, decideAccess, pairingCodeMessage } from "../channels/access.ts";
 import type { AttachmentPolicy } from "../channels/attachments.ts";
 import { markPossibleDuplicate, planReply } from "../channels/reply.ts";
@@ -74,6 +69,9 @@ import { Courier, type DeliveryOptions } from "./delivery.ts";
 import { PlatformLink, type PlatformStatus } from "./_platform.ts";
 import { type KeptAttachment, prepareInput } from "./_prompt.ts";
 import { errorText } from "../../core/errors.ts";
+import { journaled, revived } from "./_journal.ts";
+
+export { ATTACHMENT_GONE_TEXT } from "./_journal.ts";
 
 export type { ChatSessionStore } from "./chat_session.ts";
 export type { DeliveryOptions } from "./delivery.ts";
@@ -632,46 +630,4 @@ export class GatewayRunner {
     await Promise.race([work, bound]);
     this.#options.clock.clearTimeout(handle);
   }
-}
-
-/** The message as the journal keeps it: plain data, the reply context only when it is plain JSON. */
-function journaled(message: InboundMessage): JournaledMessage {
-  let replyContext: unknown;
-  try {
-    const text = JSON.stringify(message.replyContext);
-    replyContext = text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    replyContext = undefined;
-  }
-  return {
-    chat: message.chat,
-    chatKind: message.chatKind,
-    userId: message.userId,
-    ...(message.userName === undefined ? {} : { userName: message.userName }),
-    text: message.text,
-    attachments: message.attachments.map((attachment) => ({
-      kind: attachment.kind,
-      ...(attachment.name === undefined ? {} : { name: attachment.name }),
-      ...(attachment.mimeType === undefined ? {} : { mimeType: attachment.mimeType }),
-      ...(attachment.size === undefined ? {} : { size: attachment.size }),
-    })),
-    ...(message.messageId === undefined ? {} : { messageId: message.messageId }),
-    ...(replyContext === undefined ? {} : { replyContext }),
-    receivedAt: message.receivedAt,
-  };
-}
-
-/** What a restart says about a file it cannot fetch again. */
-export const ATTACHMENT_GONE_TEXT =
-  "it came before the gateway restarted and could not be fetched again; send it again";
-
-/** A journaled message taken in again: its files say they are gone when fetched. */
-function revived(message: JournaledMessage): InboundMessage {
-  return {
-    ...message,
-    attachments: message.attachments.map((attachment) => ({
-      ...attachment,
-      fetch: () => Promise.reject(new Error(ATTACHMENT_GONE_TEXT)),
-    })),
-  };
 }

@@ -27,6 +27,7 @@ import type {
   ChannelContext,
   ChannelHost,
   ChannelPlugin,
+  HttpListener,
   ProbeResult,
 } from "../../../core/channels/contract.ts";
 import { HeraldError } from "../../../core/errors.ts";
@@ -89,7 +90,7 @@ class ApiServer implements ApiServerChannel {
   readonly #settings: ApiServerSettings;
   readonly #store: ResponseStore;
   readonly #serial = new KeyedSerial();
-  #server: Deno.HttpServer<Deno.NetAddr> | undefined;
+  #server: HttpListener | undefined;
   #stopping = new AbortController();
   #port: number | undefined;
 
@@ -132,15 +133,14 @@ class ApiServer implements ApiServerChannel {
       startedAt: context.clock.now(),
     });
     try {
-      this.#server = Deno.serve({
-        hostname: this.#settings.host,
-        port: this.#settings.port,
-        onListen: () => {},
-      }, (request) => app.fetch(request));
+      this.#server = context.listen(
+        { hostname: this.#settings.host, port: this.#settings.port },
+        (request) => app.fetch(request),
+      );
     } catch (error) {
       return Promise.reject(listenError(this.#settings, error));
     }
-    this.#port = this.#server.addr.port;
+    this.#port = this.#server.port;
     host.signal.addEventListener("abort", () => {
       this.stop().catch((error) => context.log(`API server: stopping failed: ${error}`));
     }, { once: true });

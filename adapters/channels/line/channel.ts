@@ -13,6 +13,7 @@ import type {
   Channel,
   ChannelContext,
   ChannelHost,
+  HttpListener,
   ProbeResult,
 } from "../../../core/channels/contract.ts";
 import { RecentIds } from "../../../core/channels/line/dedupe.ts";
@@ -60,8 +61,7 @@ export class LineChannel implements Channel {
   readonly #slow: SlowResponses;
   readonly #media: MediaShelf;
   readonly #seen = new RecentIds();
-  #server: Deno.HttpServer<Deno.NetAddr> | undefined;
-  #stopper: AbortController | undefined;
+  #server: HttpListener | undefined;
   #host: ChannelHost | undefined;
   #events: Promise<void> = Promise.resolve();
   #port: number | undefined;
@@ -118,21 +118,18 @@ export class LineChannel implements Channel {
     if (this.#server !== undefined) return Promise.resolve();
     this.#host = host;
     host.setState("starting");
-    const stopper = new AbortController();
     const { hostname, port } = { hostname: this.#settings.host, port: this.#settings.port };
     try {
-      this.#server = Deno.serve({
-        hostname,
-        port,
-        signal: AbortSignal.any([stopper.signal, host.signal]),
-        onListen: () => {},
-      }, (request) =>
-        handleWebhookRequest(request, {
-          verifier: this.#verifier,
-          media: this.#media,
-          accept: (body) => this.#accept(body),
-          log: (line) => this.#log(line),
-        }));
+      this.#server = this.#context.listen(
+        { hostname, port },
+        (request) =>
+          handleWebhookRequest(request, {
+            verifier: this.#verifier,
+            media: this.#media,
+            accept: (body) => this.#accept(body),
+            log: (line) => this.#log(line),
+          }),
+      );
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const message = `The LINE webhook server cannot listen on ${hostname}:${port} (${reason}); ` +
@@ -144,8 +141,8 @@ export class LineChannel implements Channel {
         }),
       );
     }
-    this.#stopper = stopper;
-    this.#port = this.#server.addr.port;
+    this.#port = this.#server.port;
+    host.signal.addEventListener("abort", () => void this.stop(), { once: true });
     const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
     host.log(`line: webhook listening on http://${shown}:${this.#port}${WEBHOOK_PATH}`);
     if (this.#settings.publicUrl === undefined) {
@@ -165,8 +162,7 @@ export class LineChannel implements Channel {
     const server = this.#server;
     if (server === undefined) return;
     this.#server = undefined;
-    this.#stopper?.abort();
-    await server.finished;
+    await server.shutdown();
     const clock = this.#context.clock;
     let handle: unknown;
     const bound = new Promise<void>((resolve) => {

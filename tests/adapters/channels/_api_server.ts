@@ -7,6 +7,7 @@
  * @module
  */
 
+import { listenHttp } from "../../../cli/listen.ts";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { Conversation } from "../../../core/agent/conversation.ts";
@@ -113,6 +114,7 @@ export async function startApiServer(
     dataDir: join(paths.home, "gateway", "api_server"),
     log: (line) => logs.push(line),
     conversations: testOpener(paths, root.path, opened),
+    listen: listenHttp,
   };
   const channel = await plugin.create(context) as ApiServerChannel;
   const stopping = new AbortController();

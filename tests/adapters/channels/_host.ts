@@ -7,6 +7,7 @@
  * @module
  */
 
+import { listenHttp } from "../../../cli/listen.ts";
 import type FakeTimers from "@sinonjs/fake-timers";
 import type {
   ChannelContext,
@@ -95,5 +96,6 @@ export function channelContext(
     conversations: {
       open: () => Promise.reject(new Error("The channel under test opens no conversations")),
     },
+    listen: listenHttp,
   };
 }

@@ -5,6 +5,7 @@
  * streaming and not, and the stored state that continues a conversation.
  */
 
+import { noListener } from "../../../adapters/runtime/no_listener.ts";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { HeraldError } from "../../../core/errors.ts";
@@ -77,6 +78,7 @@ Deno.test("the API server is not created without API_SERVER_KEY, even on loopbac
     dataDir: "/nonexistent",
     log: () => {},
     conversations: { open: () => Promise.reject(new Error("not used")) },
+    listen: noListener,
   };
   assert.throws(
     () => plugin.create(context),
