@@ -20,8 +20,7 @@ import type {
   ObligationStatus,
 } from "../../core/channels/ports.ts";
 import { NotFoundError } from "../../core/errors.ts";
-import { immediate, openDatabase, toStoreError } from "./_db.ts";
-import { migrate } from "./migrations.ts";
+import { openConnection } from "./_connection.ts";
 import { INBOUND_TABLE } from "./inbound_journal.ts";
 
 /** The ledger with its connection, closed by its owner. */
@@ -89,24 +88,7 @@ export function openDeliveryLedger(
   options: DeliveryLedgerOptions = {},
 ): SqliteDeliveryLedger {
   const now = options.now ?? Date.now;
-  const db = openDatabase(dbPath);
-  try {
-    migrate(db, dbPath);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  let open: DatabaseSync | undefined = db;
-
-  const use = <T>(work: (db: DatabaseSync) => T): T => {
-    try {
-      if (!open) throw new Error("database is not open");
-      return work(open);
-    } catch (error) {
-      throw toStoreError(dbPath, error);
-    }
-  };
-  const write = <T>(work: (db: DatabaseSync) => T): T => use((db) => immediate(db, () => work(db)));
+  const { use, write, close } = openConnection(dbPath);
   const row = (db: DatabaseSync, id: number) =>
     db.prepare(`SELECT ${COLUMNS} FROM delivery_obligations WHERE id = ?`).get(id) as
       | ObligationRow
@@ -212,11 +194,7 @@ export function openDeliveryLedger(
       });
     },
 
-    close() {
-      const db = open;
-      open = undefined;
-      db?.close();
-    },
+    close,
   };
 }
 

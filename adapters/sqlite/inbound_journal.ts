@@ -10,10 +10,8 @@
  * @module
  */
 
-import type { DatabaseSync } from "node:sqlite";
 import type { InboundJournal, JournaledMessage, JournalEntry } from "../../core/channels/ports.ts";
-import { immediate, openDatabase, toStoreError } from "./_db.ts";
-import { migrate } from "./migrations.ts";
+import { openConnection } from "./_connection.ts";
 
 /** The journal with its connection, closed by its owner. */
 export interface SqliteInboundJournal extends InboundJournal {
@@ -59,23 +57,7 @@ export function openInboundJournal(
   options: InboundJournalOptions = {},
 ): SqliteInboundJournal {
   const now = options.now ?? Date.now;
-  const db = openDatabase(dbPath);
-  try {
-    migrate(db, dbPath);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  let open: DatabaseSync | undefined = db;
-  const use = <T>(work: (db: DatabaseSync) => T): T => {
-    try {
-      if (!open) throw new Error("database is not open");
-      return work(open);
-    } catch (error) {
-      throw toStoreError(dbPath, error);
-    }
-  };
-  const write = <T>(work: (db: DatabaseSync) => T): T => use((db) => immediate(db, () => work(db)));
+  const { use, write, close } = openConnection(dbPath);
 
   return {
     record(message) {
@@ -105,10 +87,6 @@ export function openInboundJournal(
       );
     },
 
-    close() {
-      const db = open;
-      open = undefined;
-      db?.close();
-    },
+    close,
   };
 }
