@@ -9,6 +9,8 @@
 import { join } from "node:path";
 import { gatewayFiles } from "../../adapters/channels/gateway_files.ts";
 import { REPO_ROOT } from "../_helpers.ts";
+import { FAKE_TELEGRAM_TOKEN } from "../fakes/telegram_api.ts";
+import { configureModel } from "./_herald.ts";
 
 const MAIN = join(REPO_ROOT, "cli", "main.ts");
 /** A guard against hanging forever, not a timing under test. */
@@ -96,4 +98,21 @@ export async function runGateway(options: {
     stdout: () => stdout,
     [Symbol.asyncDispose]: async () => void await stop(),
   };
+}
+
+/**
+ * Makes `root` a profile home whose model is the scripted server at
+ * `modelBaseUrl` and whose gateway runs Telegram with the fake's token,
+ * `allowed` (Telegram user ids) on the allowlist.
+ */
+export async function telegramHome(
+  root: string,
+  modelBaseUrl: string,
+  allowed: readonly number[],
+): Promise<void> {
+  await configureModel(root, modelBaseUrl, "platforms:\n  telegram:\n    enabled: true\n");
+  await Deno.writeTextFile(
+    join(root, ".env"),
+    `TELEGRAM_BOT_TOKEN=${FAKE_TELEGRAM_TOKEN}\nTELEGRAM_ALLOWED_USERS=${allowed.join(",")}\n`,
+  );
 }

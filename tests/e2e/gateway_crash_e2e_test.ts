@@ -15,25 +15,15 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { RECOVERED_NOTICE } from "../../core/channels/reply.ts";
 import type { GatewayStatusView } from "../../core/usecases/gateway.ts";
 import { startModelServer } from "../fakes/model_server.ts";
-import { FAKE_TELEGRAM_TOKEN, startFakeTelegram } from "../fakes/telegram_api.ts";
+import { startFakeTelegram } from "../fakes/telegram_api.ts";
 import { tempDir } from "../_helpers.ts";
-import { configureModel, runHerald } from "./_herald.ts";
-import { runGateway, until, WAIT_MS } from "./_gateway.ts";
+import { runHerald } from "./_herald.ts";
+import { runGateway, telegramHome, until, WAIT_MS } from "./_gateway.ts";
 
 const USER = 42;
-
-/** A profile home with the model server and Telegram (user 42 allowed) configured. */
-async function telegramHome(root: string, modelBaseUrl: string): Promise<void> {
-  await configureModel(root, modelBaseUrl, "platforms:\n  telegram:\n    enabled: true\n");
-  await Deno.writeTextFile(
-    join(root, ".env"),
-    `TELEGRAM_BOT_TOKEN=${FAKE_TELEGRAM_TOKEN}\nTELEGRAM_ALLOWED_USERS=${USER}\n`,
-  );
-}
 
 /** `herald gateway status --json` of the profile at `root`. */
 async function statusOf(root: string): Promise<GatewayStatusView> {
@@ -53,7 +43,7 @@ Deno.test("kill -9 between the model's answer and Telegram's confirmation: the r
   await using model = await startModelServer({
     replies: [{ text: "First answer" }, { text: "Second answer" }, { text: "Third answer" }],
   });
-  await telegramHome(home.path, model.openaiBaseUrl);
+  await telegramHome(home.path, model.openaiBaseUrl, [USER]);
   const env = { TELEGRAM_API_BASE: telegram.baseUrl };
   const bot = telegram.bot();
 
@@ -96,7 +86,7 @@ Deno.test("kill -9 during a turn with a message queued behind it: after the rest
       { text: "Answer to the queued one" },
     ],
   });
-  await telegramHome(home.path, model.openaiBaseUrl);
+  await telegramHome(home.path, model.openaiBaseUrl, [USER]);
   const env = { TELEGRAM_API_BASE: telegram.baseUrl };
   const bot = telegram.bot();
 
@@ -135,7 +125,7 @@ Deno.test("Telegram answering 500 is retried with backoff, shown in gateway stat
   await using home = await tempDir();
   await using telegram = await startFakeTelegram();
   await using model = await startModelServer({ replies: [{ text: "Patient answer" }] });
-  await telegramHome(home.path, model.openaiBaseUrl);
+  await telegramHome(home.path, model.openaiBaseUrl, [USER]);
   const bot = telegram.bot();
   await using _gateway = await runGateway({
     root: home.path,

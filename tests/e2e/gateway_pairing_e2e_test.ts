@@ -7,12 +7,11 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { startModelServer } from "../fakes/model_server.ts";
-import { FAKE_TELEGRAM_TOKEN, startFakeTelegram } from "../fakes/telegram_api.ts";
+import { startFakeTelegram } from "../fakes/telegram_api.ts";
 import { tempDir } from "../_helpers.ts";
-import { configureModel, runHerald } from "./_herald.ts";
-import { runGateway, until, WAIT_MS } from "./_gateway.ts";
+import { runHerald } from "./_herald.ts";
+import { runGateway, telegramHome, until, WAIT_MS } from "./_gateway.ts";
 
 const STRANGER = 777;
 
@@ -20,16 +19,8 @@ Deno.test("an unpaired user gets a code; after herald pairing approve the same u
   await using home = await tempDir();
   await using telegram = await startFakeTelegram();
   await using model = await startModelServer({ replies: [{ text: "Welcome aboard" }] });
-  await configureModel(
-    home.path,
-    model.openaiBaseUrl,
-    "platforms:\n  telegram:\n    enabled: true\n",
-  );
   // Someone else is allowed; the stranger is not on any list.
-  await Deno.writeTextFile(
-    join(home.path, ".env"),
-    `TELEGRAM_BOT_TOKEN=${FAKE_TELEGRAM_TOKEN}\nTELEGRAM_ALLOWED_USERS=42\n`,
-  );
+  await telegramHome(home.path, model.openaiBaseUrl, [42]);
   await using gateway = await runGateway({
     root: home.path,
     profileHome: home.path,
