@@ -17,7 +17,8 @@
  *
  * Conversations are opened as the dashboard opens them
  * (server/ws/methods/session.ts): the profile's agent runtime, loaded
- * lazily, with the source `gateway:<platform>`. Nobody watches them, so
+ * lazily, with the source `gateway:<platform>`; the conversations of one
+ * platform share one runtime (shared_runtime.ts). Nobody watches them, so
  * they are unattended: a dangerous command runs only when the profile
  * allows it (`approvals.allow`, yolo mode); anything else is denied and
  * logged.
@@ -62,6 +63,7 @@ import {
   openPairingStore,
 } from "../channels/mod.ts";
 import { openAgentRuntimeLazily } from "./lazy_agent_runtime.ts";
+import { SharedRuntimes } from "./shared_runtime.ts";
 import { errorText } from "../../core/errors.ts";
 
 /** What a gateway is composed from. */
@@ -187,17 +189,21 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
     }
   }
 
+  // One runtime per platform, shared by its conversations (see shared_runtime.ts).
+  const runtimes = new SharedRuntimes((platform) =>
+    openAgentRuntimeLazily(paths, {
+      safeMode: false,
+      source: `gateway:${platform}`,
+      cwd: options.cwd,
+      env: options.env,
+      unattended: true,
+      approvals: unattendedApprovals(platform, log),
+      onWarning: (file, message) => log(`${platform}: warning: ${file}: ${message}`),
+    })
+  );
   const opener = (platform: string): ConversationOpener => ({
     async open(openOptions = {}) {
-      const runtime = await openAgentRuntimeLazily(paths, {
-        safeMode: false,
-        source: `gateway:${platform}`,
-        cwd: options.cwd,
-        env: options.env,
-        unattended: true,
-        approvals: unattendedApprovals(platform, log),
-        onWarning: (file, message) => log(`${platform}: warning: ${file}: ${message}`),
-      });
+      const runtime = await runtimes.lease(platform);
       return await Conversation.open({
         runtime,
         ...(openOptions.resume === undefined ? {} : { resume: openOptions.resume }),
