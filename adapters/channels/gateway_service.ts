@@ -11,6 +11,7 @@
  * @module
  */
 
+import { LEAN_V8_FLAGS } from "../process/lean_memory.ts";
 import { dirname, join } from "node:path";
 import { HeraldError } from "../../core/errors.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/names.ts";
@@ -124,6 +125,8 @@ export function systemdUnit(spec: ServiceSpec): string {
     "[Service]",
     "Type=simple",
     `Environment=${systemdQuote(`HERALD_HOME=${spec.root}`, false)}`,
+    // A lean heap for a long-lived process (adapters/process/lean_memory.ts).
+    `Environment=${systemdQuote(`DENO_V8_FLAGS=${LEAN_V8_FLAGS}`, false)}`,
     `ExecStart=${exec}`,
     "WorkingDirectory=%h",
     "Restart=on-failure",
@@ -163,6 +166,8 @@ ${strings(serviceArgs(spec), "    ")}
   <dict>
     <key>HERALD_HOME</key>
     <string>${xmlEscape(spec.root)}</string>
+    <key>DENO_V8_FLAGS</key>
+    <string>${xmlEscape(LEAN_V8_FLAGS)}</string>
   </dict>
   <key>WorkingDirectory</key>
   <string>${xmlEscape(spec.userHome)}</string>

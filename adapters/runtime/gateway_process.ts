@@ -21,6 +21,7 @@
  * @module
  */
 
+import { leanV8Flags, trimFreedMemory } from "../process/lean_memory.ts";
 import { errorText, HeraldError } from "../../core/errors.ts";
 import type { ProcessEnv } from "../../core/config/mod.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/names.ts";
@@ -173,7 +174,11 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
       };
     };
     const writer = live.writer = new StateWriter(files, record, options.log);
-    const heartbeat = setInterval(() => void writer.write(), HEARTBEAT_INTERVAL_MS);
+    const heartbeat = setInterval(() => {
+      void writer.write();
+      // A long-lived process: give the allocator's freed pages back (see lean_memory.ts).
+      trimFreedMemory();
+    }, HEARTBEAT_INTERVAL_MS);
     try {
       await writer.write();
       if (!options.stop.aborted) {
@@ -296,7 +301,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<StartO
       "gateway",
       "run",
     ],
-    env: { ...env, HERALD_HOME: options.root, [LAUNCH_ID_ENV]: launchId },
+    env: {
+      ...env,
+      HERALD_HOME: options.root,
+      [LAUNCH_ID_ENV]: launchId,
+      DENO_V8_FLAGS: leanV8Flags(env.DENO_V8_FLAGS),
+    },
     clearEnv: true,
     stdin: "null",
     stdout: "null",

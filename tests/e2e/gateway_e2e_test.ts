@@ -12,8 +12,8 @@ import { startModelServer } from "../fakes/model_server.ts";
 import { FAKE_TELEGRAM_TOKEN, startFakeTelegram } from "../fakes/telegram_api.ts";
 import { processRunning, tempDir } from "../_helpers.ts";
 import { testApp } from "../server/_app.ts";
-import { configureModel, runHerald } from "./_herald.ts";
-import { runGateway, until, WAIT_MS } from "./_gateway.ts";
+import { runHerald } from "./_herald.ts";
+import { runGateway, telegramHome, until, WAIT_MS } from "./_gateway.ts";
 
 async function statusJson(root: string, global: string[] = []): Promise<GatewayStatusView> {
   const run = await runHerald({ args: [...global, "gateway", "status", "--json"], home: root });
@@ -79,6 +79,9 @@ Deno.test("start, status, restart and stop round trip through the pid and state 
     assert.equal(await files.readPid(), first);
     assert.equal((await statusJson(home.path)).pid, first);
     assert.match(await Deno.readTextFile(files.logPath), /platforms: none enabled/);
+    // Started lean: a heap sized for memory (adapters/process/lean_memory.ts).
+    const environ = await Deno.readTextFile(`/proc/${first}/environ`);
+    assert.ok(environ.split("\0").includes("DENO_V8_FLAGS=--optimize-for-size"), environ);
 
     const again = await runHerald({ args: ["gateway", "start"], home: home.path });
     assert.equal(again.code, 0);
@@ -249,15 +252,7 @@ Deno.test("a Telegram message reaches the profile's agent through the gateway an
   await using home = await tempDir();
   await using telegram = await startFakeTelegram();
   await using model = await startModelServer({ replies: [{ text: "Hello from Herald" }] });
-  await configureModel(
-    home.path,
-    model.openaiBaseUrl,
-    "platforms:\n  telegram:\n    enabled: true\n",
-  );
-  await Deno.writeTextFile(
-    join(home.path, ".env"),
-    `TELEGRAM_BOT_TOKEN=${FAKE_TELEGRAM_TOKEN}\nTELEGRAM_ALLOWED_USERS=42\n`,
-  );
+  await telegramHome(home.path, model.openaiBaseUrl, [42]);
   await using _gateway = await runGateway({
     root: home.path,
     profileHome: home.path,

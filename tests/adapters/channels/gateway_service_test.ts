@@ -36,6 +36,7 @@ Deno.test("a systemd unit runs `herald [-p profile] gateway run` with the home i
     /^ExecStart="\/opt\/my deno\/deno" run --allow-all \/src\/100%%\/cli\/main\.ts -p work gateway run$/m,
   );
   assert.match(unit, /^Environment=HERALD_HOME=\/home\/ann\/\.herald$/m);
+  assert.match(unit, /^Environment=DENO_V8_FLAGS=--optimize-for-size$/m);
   assert.match(unit, /^Restart=on-failure$/m);
   assert.match(unit, /^WantedBy=default\.target$/m);
   assert.match(unit, /^Description=Herald messaging gateway \(profile work\)$/m);
@@ -58,6 +59,7 @@ Deno.test("a launchd agent runs the same command and logs to the gateway log", (
     /<string>\/usr\/local\/bin\/herald<\/string>\s*<string>-p<\/string>\s*<string>work<\/string>\s*<string>gateway<\/string>\s*<string>run<\/string>/,
   );
   assert.match(plist, /<key>HERALD_HOME<\/key>\s*<string>\/a&amp;b<\/string>/);
+  assert.match(plist, /<key>DENO_V8_FLAGS<\/key>\s*<string>--optimize-for-size<\/string>/);
   assert.match(
     plist,
     /<key>StandardOutPath<\/key>\s*<string>\/home\/ann\/\.herald\/logs\/gateway\.log/,
