@@ -10,6 +10,11 @@
  * the compression run, default 200), `BENCH_UI_RUNS` (visits of each page in the
  * web app run, default 15), `BENCH_UI_PAIRS` (user/assistant pairs of its long
  * session, default 1,000). The web app run alone: `deno run -A bench/ui.ts`.
+ * The messaging gateway (bench/gateway.ts): `BENCH_GATEWAY_MESSAGES`
+ * (overhead run, default 200), `BENCH_GATEWAY_CHATS` (chats at once, 100),
+ * `BENCH_GATEWAY_RSS_MESSAGES` and `BENCH_GATEWAY_RSS_CHATS` (memory run,
+ * 10,000 in 50), `BENCH_GATEWAY_PROBE=1` (the memory run again with a probe);
+ * alone: `deno run -A bench/gateway.ts [--quick]`.
  *
  * @module
  */
@@ -24,6 +29,7 @@ import { benchCompression } from "./compression.ts";
 import { benchSessionSearch, type SearchBenchResult } from "./session_search.ts";
 import { benchDashboard } from "./dashboard.ts";
 import { uiReport } from "./ui.ts";
+import { gatewayBenchSizes, gatewayReport } from "./gateway.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
@@ -146,6 +152,8 @@ console.log([
   }** (target: at most 5) |`,
   "",
 ].join("\n"));
+
+console.log(await gatewayReport(gatewayBenchSizes(), `${today}, ${machine}`));
 
 const compression = await benchCompression(compressionMessages);
 console.log([
