@@ -119,13 +119,23 @@ export function openPairingStore(home: string): PairingStore & { readonly path: 
       } satisfies PairingList;
     },
 
-    approve(code, now) {
+    approve(code, now, platform) {
       const wanted = normalizePairingCode(code);
       return change((data) => {
         dropExpired(data, now);
         const index = data.pending.findIndex((p) => p.code === wanted);
         if (index < 0) {
           throw unknownCode(code, data.pending.length, path);
+        }
+        const found = data.pending[index];
+        if (platform !== undefined && found.platform !== platform) {
+          throw new HeraldError(
+            "pairing_code_unknown",
+            "not_found",
+            `No pending ${platform} pairing request has the code "${code}" (that code was given ` +
+              `on ${found.platform}); check the platform, or approve it without one`,
+            { details: { code, platform } },
+          );
         }
         const [request] = data.pending.splice(index, 1);
         const user: PairedUser = {

@@ -160,7 +160,7 @@ export async function openAgentRuntime(
     ...createSkillTools(),
     // The agent's sends refuse protected files, as the gateway's answers do.
     createSendMessageTool((target, message, signal) =>
-      sendMessage(profile, target, message, { signal, protectFiles: true })
+      sendMessage(profile, target, message, { signal, protectFiles: true, knownTargetsOnly: true })
     ),
   ]);
   const systemPrompt = buildSystemPrompt({

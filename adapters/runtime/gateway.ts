@@ -50,7 +50,9 @@ import {
 } from "../../core/gateway/mod.ts";
 import type { ApprovalSurface } from "../../core/tools/approval_policy.ts";
 import { mediaGuard } from "./media_guard.ts";
-import { noListener } from "./no_listener.ts";
+import { noListener, SYSTEM_CLOCK } from "./channel_defaults.ts";
+
+export { SYSTEM_CLOCK };
 import { loadConfigFile } from "../home/config_file.ts";
 import { readProfileCredentials } from "../home/credentials.ts";
 import type { ProfilePaths } from "../home/layout.ts";
@@ -104,13 +106,6 @@ export interface ComposedGateway {
   /** Releases the credential locks and closes the ledger; call after `runner.stop()`. */
   close(): void;
 }
-
-/** The clock of real time. */
-export const SYSTEM_CLOCK: ChannelClock = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as number),
-};
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -15,7 +15,6 @@
 import { join } from "node:path";
 import type {
   Channel,
-  ChannelClock,
   ChannelContext,
   ChannelPlugin,
   OutboundReply,
@@ -38,7 +37,7 @@ import type { ProfilePaths } from "../home/layout.ts";
 import { discoverPlugins, openChatSessionStore } from "../channels/mod.ts";
 import { resolveRoot } from "../home/layout.ts";
 import { mediaGuard } from "./media_guard.ts";
-import { noListener } from "./no_listener.ts";
+import { noListener, SYSTEM_CLOCK } from "./channel_defaults.ts";
 
 /** Options of {@link openMessagingLinks}. */
 export interface MessagingLinksOptions {
@@ -49,12 +48,6 @@ export interface MessagingLinksOptions {
   /** Takes the channels' log lines (dropped by default; never a secret). */
   log?(line: string): void;
 }
-
-const SYSTEM_CLOCK: ChannelClock = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as number),
-};
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

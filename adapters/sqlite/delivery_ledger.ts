@@ -6,7 +6,7 @@
  * another Herald process may use one database at once. The reply, the
  * inbound message's reply context and the platform's message ids are
  * stored as JSON. Recording a reply that answers an inbound journal entry
- * deletes that entry in the same transaction (adapters/sqlite/inbound_journal.ts).
+ * settles that entry in the same transaction (adapters/sqlite/inbound_journal.ts).
  *
  * @module
  */
@@ -122,7 +122,9 @@ export function openDeliveryLedger(
       return write((db) => {
         if (obligation.settles !== undefined) {
           // The message this answers needs nothing more once its answer is owed.
-          db.prepare(`DELETE FROM ${INBOUND_TABLE} WHERE id = ?`).run(obligation.settles);
+          db.prepare(
+            `UPDATE ${INBOUND_TABLE} SET settled_at = ? WHERE id = ? AND settled_at IS NULL`,
+          ).run(at, obligation.settles);
         }
         const { lastInsertRowid } = db.prepare(
           "INSERT INTO delivery_obligations (platform, chat_id, thread_id, reply, context, " +

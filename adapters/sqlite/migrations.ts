@@ -191,6 +191,19 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX gateway_inbound_platform ON gateway_inbound (platform, id);
     `,
   },
+  {
+    version: 8,
+    name: "gateway_inbound_keys",
+    // Settled messages are kept a day (settled_at) with the platform's id of
+    // the message (message_key), so one the platform sends again after a
+    // crash is recognised and not answered twice.
+    sql: `
+      ALTER TABLE gateway_inbound ADD COLUMN message_key TEXT;
+      ALTER TABLE gateway_inbound ADD COLUMN settled_at INTEGER;
+      CREATE UNIQUE INDEX gateway_inbound_key ON gateway_inbound (message_key)
+        WHERE message_key IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build of Herald writes and understands. */

@@ -99,6 +99,12 @@ async function readBodyFile(c: CliContext, file: string): Promise<string> {
 /** The body: the argument, else `--file`, else piped standard input. */
 async function readBody(c: CliContext, words: string[], options: SendOptions): Promise<string> {
   let body: string;
+  if (words.length > 0 && options.file !== undefined) {
+    throw usage(
+      "send_two_bodies",
+      "Give the message either as an argument or with --file, not both",
+    );
+  }
   if (words.length > 0) body = words.join(" ");
   else if (options.file !== undefined) body = await readBodyFile(c, options.file);
   else if (!c.interactive) body = await readStdin(c);

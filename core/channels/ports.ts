@@ -110,12 +110,27 @@ export interface JournalEntry {
  * message the platform will not send again is never lost.
  */
 export interface InboundJournal {
-  /** Records a message taken in; returns its entry id. */
-  record(message: JournaledMessage): number | Promise<number>;
-  /** The message needs nothing more (answered without a reply, refused, stopped). Idempotent. */
+  /**
+   * Records a message taken in and returns its entry id; null when the
+   * same message (platform, chat and `messageId`) was taken in before,
+   * answered or not, within the journal's memory (a platform sending it
+   * again after a crash).
+   */
+  record(message: JournaledMessage): number | null | Promise<number | null>;
+  /**
+   * The message needs nothing more (answered without a reply, refused,
+   * stopped). Idempotent. Its id stays known for a day, so it is not
+   * taken in twice.
+   */
   settle(id: number): void | Promise<void>;
   /** The unsettled messages of `platform`, oldest first. */
   unsettled(platform: string): JournalEntry[] | Promise<JournalEntry[]>;
+  /**
+   * Settles and returns every unsettled entry written before `before` (ms),
+   * of any platform (one no longer enabled too), oldest first, and forgets
+   * the settled ones from before then.
+   */
+  expire(before: number): JournalEntry[] | Promise<JournalEntry[]>;
 }
 
 // The pairing store's port lives in core/pairing/ (below core/channels and

@@ -40,10 +40,26 @@ export function journaled(message: InboundMessage): JournaledMessage {
 export const ATTACHMENT_GONE_TEXT =
   "it came before the gateway restarted and could not be fetched again; send it again";
 
-/** A journaled message taken in again: its files say they are gone when fetched. */
+/**
+ * What the model reads in front of a message taken in again after a
+ * restart: its turn may have begun, and some of what it did (a command, a
+ * message sent) may already be done.
+ */
+export const REPLAY_NOTE = "[Herald restarted before answering this message; anything begun for " +
+  "it may already be done, so check before doing it again.]";
+
+/**
+ * A journaled message taken in again: the model is told it is a replay
+ * ({@link REPLAY_NOTE}; a slash command stays as typed), and its files say
+ * they are gone when fetched.
+ */
 export function revived(message: JournaledMessage): InboundMessage {
+  const command = message.text.trimStart().startsWith("/");
   return {
     ...message,
+    text: command || message.text.trim() === ""
+      ? message.text
+      : `${REPLAY_NOTE}\n\n${message.text}`,
     attachments: message.attachments.map((attachment) => ({
       ...attachment,
       fetch: () => Promise.reject(new Error(ATTACHMENT_GONE_TEXT)),

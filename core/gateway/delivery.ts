@@ -103,6 +103,12 @@ export interface CourierOptions {
    * health for `gateway status`).
    */
   onAttempt?(platform: string, error?: string): void;
+  /**
+   * Settles the inbound journal entry a parcel answers when the ledger could
+   * not record the parcel (and so could not settle it): the reply is sent
+   * anyway, and the message must not be answered again at the next start.
+   */
+  settle?(entry: number): void;
 }
 
 /**
@@ -155,6 +161,7 @@ export class Courier {
   readonly #clock: ChannelClock;
   readonly #log: (line: string) => void;
   readonly #onAttempt: ((platform: string, error?: string) => void) | undefined;
+  readonly #settle: ((entry: number) => void) | undefined;
   readonly options: Readonly<DeliveryOptions>;
   /** The tail of each chat's outbox; removed once it drains. */
   readonly #outboxes = new Map<string, Promise<unknown>>();
@@ -168,6 +175,7 @@ export class Courier {
     this.#clock = options.clock;
     this.#log = options.log;
     this.#onAttempt = options.onAttempt;
+    this.#settle = options.settle;
     this.options = Object.freeze({ ...DEFAULT_DELIVERY_OPTIONS, ...options.delivery });
   }
 
@@ -264,6 +272,7 @@ export class Courier {
         `Delivery ledger unavailable (${errorText(error)}); sending the reply to ` +
           `${formatAddress(parcel.to)} without a record`,
       );
+      if (parcel.settles !== undefined) this.#settle?.(parcel.settles);
       return undefined;
     }
   }

@@ -6,6 +6,7 @@
  */
 
 export {
+  ATTACHMENT_GONE_TEXT,
   DEFAULT_MAX_CONVERSATIONS,
   DEFAULT_MAX_QUEUED_PER_CHAT,
   GatewayRunner,
@@ -14,6 +15,7 @@ export {
   type KeptAttachment,
   PAIRING_FULL_TEXT,
   type PlatformStatus,
+  REPLAY_NOTE,
   RESTART_BASE_MS,
   STOP_WAIT_MS,
 } from "./runner.ts";

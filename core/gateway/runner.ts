@@ -71,7 +71,7 @@ import { type KeptAttachment, prepareInput } from "./_prompt.ts";
 import { errorText } from "../../core/errors.ts";
 import { journaled, revived } from "./_journal.ts";
 
-export { ATTACHMENT_GONE_TEXT } from "./_journal.ts";
+export { ATTACHMENT_GONE_TEXT, REPLAY_NOTE } from "./_journal.ts";
 
 export type { ChatSessionStore } from "./chat_session.ts";
 export type { DeliveryOptions } from "./delivery.ts";
@@ -197,6 +197,7 @@ export class GatewayRunner {
       log: options.log,
       delivery: options.delivery,
       onAttempt: (platform, error) => this.#platforms.get(platform)?.noteSend(error),
+      settle: (entry) => this.#settleEntry(entry),
     });
     this.#maxConversations = Math.max(1, options.maxConversations ?? DEFAULT_MAX_CONVERSATIONS);
     this.#maxQueued = Math.max(0, options.maxQueuedPerChat ?? DEFAULT_MAX_QUEUED_PER_CHAT);
@@ -223,6 +224,7 @@ export class GatewayRunner {
     if (this.#started) throw new Error("The gateway runner was already started");
     this.#started = true;
     for (const platform of this.#platforms.values()) await this.#redeliver(platform);
+    await this.#expireJournal();
     for (const platform of this.#platforms.values()) await this.#replay(platform);
     await Promise.all(
       [...this.#platforms.values()].map((platform) => platform.start(this.#hostFor(platform))),
@@ -265,7 +267,8 @@ export class GatewayRunner {
    * resolves once it is queued (or refused), not when it is answered.
    */
   receive(message: InboundMessage): Promise<void> {
-    if (this.#abort.signal.aborted) return Promise.resolve();
+    // While stopping, a message is still written down (the platform is about to be told it
+    // arrived); it is answered at the next start.
     const key = formatAddress(message.chat);
     const previous = this.#intake.get(key) ?? Promise.resolve();
     const taken = previous.then(() => this.#take(message)).catch((error) => {
@@ -290,7 +293,6 @@ export class GatewayRunner {
       this.#options.access(chat.platform),
       this.#options.pairing,
     );
-    if (this.#abort.signal.aborted) return;
     if (decision === "denied") {
       this.#options.log(
         `${formatAddress(chat)}: ignored a message from user ${message.userId} ` +
@@ -301,10 +303,11 @@ export class GatewayRunner {
     }
     if (decision === "pair") {
       this.#settle(message);
-      await this.#pair(platform, message);
+      if (!this.#abort.signal.aborted) await this.#pair(platform, message);
       return;
     }
-    if (!this.#journalIds.has(message)) await this.#record(message);
+    if (!this.#journalIds.has(message) && !await this.#record(message)) return;
+    if (this.#abort.signal.aborted) return;
     this.#chatOf(message.chat, platform).accept(message);
     this.#bound();
   }
@@ -471,34 +474,77 @@ export class GatewayRunner {
     });
   }
 
-  /** Writes `message` down in the journal before its channel confirms it (a failing journal is logged). */
-  async #record(message: InboundMessage): Promise<void> {
+  /**
+   * Writes `message` down in the journal before its channel confirms it.
+   * False when the journal already took it in (the platform sent it again
+   * after a crash): it is not answered twice. A failing journal is logged
+   * and the message answered anyway.
+   */
+  async #record(message: InboundMessage): Promise<boolean> {
     const journal = this.#options.journal;
-    if (!journal) return;
+    if (!journal) return true;
+    let id;
     try {
-      this.#journalIds.set(message, await journal.record(journaled(message)));
+      id = await journal.record(journaled(message));
     } catch (error) {
       this.#options.log(
         `${formatAddress(message.chat)}: the inbound journal could not record a message ` +
           `(${errorText(error)}); it is answered, but a crash before then would lose it`,
       );
+      return true;
     }
+    if (id === null) {
+      this.#options.log(
+        `${formatAddress(message.chat)}: message ${message.messageId} came again; it was ` +
+          "taken in already and is not answered twice",
+      );
+      return false;
+    }
+    this.#journalIds.set(message, id);
+    return true;
   }
 
-  /** `message` needs nothing more: its journal entry goes (a failing journal is logged). */
+  /** `message` needs nothing more: its journal entry is settled (a failing journal is logged). */
   #settle(message: InboundMessage): void {
     const id = this.#journalIds.get(message);
     if (id === undefined) return;
     this.#journalIds.delete(message);
+    this.#settleEntry(id);
+  }
+
+  #settleEntry(id: number): void {
     Promise.resolve().then(() => this.#options.journal?.settle(id)).catch((error) => {
       this.#options.log(`Inbound journal could not settle entry ${id}: ${errorText(error)}`);
     });
   }
 
   /**
+   * Gives up, out loud, the journal's messages older than the delivery age
+   * bound, of every platform (one no longer enabled too).
+   */
+  async #expireJournal(): Promise<void> {
+    const journal = this.#options.journal;
+    if (!journal) return;
+    const { maxAgeMs } = this.#courier.options;
+    let expired;
+    try {
+      expired = await journal.expire(this.#options.clock.now() - maxAgeMs);
+    } catch (error) {
+      this.#options.log(`Old unanswered messages could not be removed: ${errorText(error)}`);
+      return;
+    }
+    for (const entry of expired) {
+      this.#options.log(
+        `${formatAddress(entry.message.chat)}: a message from user ${entry.message.userId} ` +
+          `was not answered: it is older than ${Math.round(maxAgeMs / 3_600_000)} h`,
+      );
+    }
+  }
+
+  /**
    * Takes in again what the journal holds unsettled for the platform (taken
    * in by an earlier run, never answered): each in its chat's order, before
-   * the channel starts. Older than the delivery age bound: given up, logged.
+   * the channel starts.
    */
   async #replay(platform: PlatformLink): Promise<void> {
     const journal = this.#options.journal;
@@ -513,24 +559,8 @@ export class GatewayRunner {
       );
       return;
     }
-    const now = this.#options.clock.now();
-    const { maxAgeMs } = this.#courier.options;
     let replayed = 0;
     for (const entry of entries) {
-      if (now - entry.createdAt >= maxAgeMs) {
-        this.#options.log(
-          `${formatAddress(entry.message.chat)}: a message from user ${entry.message.userId} ` +
-            `was not answered: it is older than ${Math.round(maxAgeMs / 3_600_000)} h`,
-        );
-        try {
-          await journal.settle(entry.id);
-        } catch (error) {
-          this.#options.log(
-            `Inbound journal could not settle entry ${entry.id}: ${errorText(error)}`,
-          );
-        }
-        continue;
-      }
       const message = revived(entry.message);
       this.#journalIds.set(message, entry.id);
       this.#replayed.add(message);

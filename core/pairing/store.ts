@@ -55,11 +55,14 @@ export interface PairingStore {
   /** Pending requests (not expired at `now`) and paired users. */
   list(now: number): Promise<PairingList>;
   /**
-   * Approves the pending request with `code` (case-insensitive).
+   * Approves the pending request with `code` (case-insensitive); with
+   * `platform`, only a request from that platform (a code read out for a
+   * LINE user does not approve a Telegram stranger).
    *
-   * @throws HeraldError `pairing_code_unknown` when no pending request has it (or it expired).
+   * @throws HeraldError `pairing_code_unknown` when no pending request (of `platform`) has it
+   *   (or it expired).
    */
-  approve(code: string, now: number): Promise<PairedUser>;
+  approve(code: string, now: number, platform?: string): Promise<PairedUser>;
   /**
    * Revokes `userId` on `platform` (a paired user or a pending request).
    * Returns whether there was one.

@@ -6,9 +6,10 @@
  * the command share one path. Files the message names (`MEDIA:<path>`)
  * that are protected like the file tools' writes are refused.
  *
- * Not gated by an approval: the approval policy covers dangerous commands
- * and writes outside the safe root, and a message to the owner's own chats
- * is neither; the gateway only talks to allowed people.
+ * Not gated by an approval, but bounded: the agent may send only to a home
+ * channel or a chat that has talked to the gateway (only allowed people
+ * do), so a prompt-injected model cannot reach a stranger who once wrote
+ * to the bot; a person sends anywhere with `herald send`.
  *
  * @module
  */

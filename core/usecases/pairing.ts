@@ -90,7 +90,9 @@ export async function listPairing(
 
 /**
  * Approves the pending request with `code` (any case; spaces and dashes
- * ignored): its sender may talk to the bot from now on.
+ * ignored): its sender may talk to the bot from now on. With
+ * `options.platform`, only a request from that platform is approved (checked
+ * in the store's one locked change).
  *
  * @throws HeraldError `pairing_code_invalid` (usage) for text that cannot be a code,
  *   `pairing_code_unknown` (not_found) when no pending request has it; both say how many are pending.
@@ -99,6 +101,7 @@ export async function approvePairing(
   profile: ProfileContext,
   code: string,
   now: number = Date.now(),
+  options: { platform?: string } = {},
 ): Promise<PairedUserView> {
   const store = profile.pairing();
   if (!CODE_SHAPE.test(normalizePairingCode(code))) {
@@ -111,7 +114,7 @@ export async function approvePairing(
       { details: { code, pending } },
     );
   }
-  return userView(await store.approve(code, now));
+  return userView(await store.approve(code, now, options.platform));
 }
 
 /**

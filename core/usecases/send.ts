@@ -51,6 +51,11 @@ export interface SendOptions {
   signal?: AbortSignal;
   /** Refuse files (`MEDIA:<path>`) protected like the file tools' writes (what the agent sends). */
   protectFiles?: boolean;
+  /**
+   * Send only to a home channel or a chat that has talked to the gateway
+   * (what the agent sends: a prompt-injected model must not reach strangers).
+   */
+  knownTargetsOnly?: boolean;
 }
 
 /** Attempts in all when the platform fails in passing (a timeout, a 5xx, a 429). */
@@ -265,6 +270,36 @@ async function resolveTarget(
   };
 }
 
+/** Whether two targets name the same chat (and thread). */
+function sameChat(a: MessageTarget, b: MessageTarget): boolean {
+  return a.platform === b.platform && a.chatId === b.chatId &&
+    (a.threadId ?? "") === (b.threadId ?? "");
+}
+
+/**
+ * Refuses `to` unless it is the platform's home channel or a chat that has
+ * talked to the gateway.
+ *
+ * @throws HeraldError `send_target_not_known` (kind `usage`).
+ */
+async function requireKnownTarget(
+  profile: ProfileContext,
+  to: MessageTarget,
+  from: SendSettings,
+): Promise<void> {
+  const home = homeChannel(to.platform, from);
+  if (home?.chatId !== undefined && sameChat(to, { ...home, chatId: home.chatId })) return;
+  const known = await profile.messaging().knownChats?.() ?? [];
+  if (known.some((chat) => sameChat(chat, to))) return;
+  throw new HeraldError(
+    "send_target_not_known",
+    "usage",
+    `The agent may send only to a home channel or a chat that has talked to the gateway; ` +
+      `${to.platform}:${to.chatId} is neither (a person can send there with herald send)`,
+    { details: { platform: to.platform, chat_id: to.chatId } },
+  );
+}
+
 /**
  * Sends `body` (Markdown; `MEDIA:<absolute path>` lines send files) to
  * `target`, converted and split as the platform needs. A passing failure
@@ -293,6 +328,7 @@ export async function sendMessage(
   }
   const from = await readSendSettings(profile);
   const to = await resolveTarget(profile, target, from);
+  if (options.knownTargetsOnly) await requireKnownTarget(profile, to, from);
   requireSecrets(profile, to.platform, from);
   const retry = retryPolicy(options);
   let made = 0;

@@ -17,15 +17,7 @@
 
 import type { Hono } from "hono";
 import { z } from "zod";
-import { HeraldError } from "../../core/errors.ts";
-import { normalizePairingCode } from "../../core/pairing/mod.ts";
-import type { ProfileContext } from "../../core/usecases/ports.ts";
-import {
-  approvePairing,
-  listPairing,
-  type PairedUserView,
-  revokePairing,
-} from "../../core/usecases/pairing.ts";
+import { approvePairing, listPairing, revokePairing } from "../../core/usecases/pairing.ts";
 import type { ServerDeps } from "../deps.ts";
 import { scopedBody, scopedContext } from "../profile_scope.ts";
 import { absentAsUndefined, requiredString } from "../_input.ts";
@@ -51,32 +43,6 @@ const RevokeBody = z.looseObject({
   user_id: requiredString("user_id", { trim: true }),
 });
 
-/**
- * Approves `code`; with `platform`, only a request from that platform
- * (a code read out for a LINE user does not approve a Telegram stranger).
- */
-async function approve(
-  profile: ProfileContext,
-  code: string,
-  platform: string | undefined,
-  now: number,
-): Promise<PairedUserView> {
-  if (platform !== undefined) {
-    const wanted = normalizePairingCode(code);
-    const request = (await profile.pairing().list(now)).pending.find((p) => p.code === wanted);
-    if (request && request.platform !== platform) {
-      throw new HeraldError(
-        "pairing_code_unknown",
-        "not_found",
-        `No pending ${platform} pairing request has the code "${code}" (that code was given ` +
-          `on ${request.platform}); check the platform, or approve it without one`,
-        { details: { code, platform } },
-      );
-    }
-  }
-  return await approvePairing(profile, code, now);
-}
-
 /** Registers the pairing routes. */
 export function registerPairingRoutes(app: Hono, deps: ServerDeps): void {
   const now = () => (deps.now ?? Date.now)();
@@ -87,7 +53,10 @@ export function registerPairingRoutes(app: Hono, deps: ServerDeps): void {
 
   app.post("/api/pairing/approve", async (c) => {
     const { profile, body } = await scopedBody(c, deps, ApproveBody);
-    return c.json({ ok: true, ...await approve(profile, body.code, body.platform, now()) });
+    return c.json({
+      ok: true,
+      ...await approvePairing(profile, body.code, now(), { platform: body.platform }),
+    });
   });
 
   app.post("/api/pairing/revoke", async (c) => {

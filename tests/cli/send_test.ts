@@ -172,6 +172,7 @@ Deno.test("herald send usage mistakes exit 2", async () => {
     [["-t", "tele gram", "hi"], /does not start with a platform name/],
     [["-t", "whatsapp:1", "hi"], /No messaging platform "whatsapp"/],
     [["--list", "-t", "telegram"], /--list takes no target/],
+    [["-t", "telegram:42", "hi", "--file", "notes.md"], /either as an argument or with --file/],
   ];
   for (const [args, message] of cases) {
     const run = await send(home.path, args);

@@ -119,6 +119,9 @@ Deno.test("kill -9 during a turn with a message queued behind it: after the rest
   assert.match(texts[0]!, /^Queued/);
   assert.deepEqual(texts.slice(1), ["Answer to the slow one", "Answer to the queued one"]);
   assert.equal(model.requests.length, 3);
+  // The replayed turn tells the model it may have begun before the crash.
+  const replayed = JSON.stringify(model.requests[1].body);
+  assert.ok(replayed.includes("Herald restarted before answering this message"), replayed);
 });
 
 Deno.test("Telegram answering 500 is retried with backoff, shown in gateway status, and loses no reply", async () => {

@@ -8,6 +8,7 @@
  * out with the tap's fresh token.
  */
 
+import { RECOVERED_NOTICE } from "../../core/channels/reply.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startModelServer } from "../fakes/model_server.ts";
@@ -148,6 +149,8 @@ Deno.test("kill -9 while a LINE answer waits behind its button: the next start p
   const [, pushed] = await line.waitForSent(2, WAIT_MS);
   assert.equal(pushed.via, "push");
   assert.equal(pushed.to, ALICE);
-  assert.deepEqual(pushed.messages.map((m) => m.text), ["Owed across the crash"]);
+  assert.deepEqual(pushed.messages.map((m) => m.text), [
+    `${RECOVERED_NOTICE}\n\nOwed across the crash`,
+  ]);
   assert.equal(model.requests.length, 1, "the turn did not run again");
 });

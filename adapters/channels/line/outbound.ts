@@ -30,7 +30,7 @@ import {
   type SlowRequest,
   type SlowResponses,
 } from "../../../core/channels/line/postback.ts";
-import { splitText } from "../../../core/channels/reply.ts";
+import { markPossibleDuplicate, splitText } from "../../../core/channels/reply.ts";
 import { type LineApi, LineApiError, type LineMessage } from "./api.ts";
 import { readReplyContext } from "./inbound.ts";
 import { mediaMessage, type MediaShelf } from "./media.ts";
@@ -274,8 +274,14 @@ export class LineOutbound implements ChannelOutbound {
       const chat = answers[0].chat;
       try {
         for (const answer of answers) {
+          // The restart may have come between the push and its record: said so in front.
+          const reply = markPossibleDuplicate(
+            answer.reply,
+            (markdown) => this.format(markdown),
+            this.chunkLimit,
+          );
           const progress: Progress = {
-            messages: await this.#messagesOf(answer.reply),
+            messages: await this.#messagesOf(reply),
             done: 0,
             ids: [],
             decided: true,

@@ -56,6 +56,8 @@ interface Progress {
    * connection): Telegram may have it, so the next try says so.
    */
   uncertain: boolean;
+  /** The notice for part `done` went as a message of its own already. */
+  noticed: boolean;
 }
 
 /** The outbound side of the Telegram channel. */
@@ -117,11 +119,12 @@ export class TelegramOutbound implements ChannelOutbound {
     const key = formatAddress(to);
     const byChat = this.#progress.get(reply) ?? new Map<string, Progress>();
     this.#progress.set(reply, byChat);
-    const progress = byChat.get(key) ?? { done: 0, ids: [], uncertain: false };
+    const progress = byChat.get(key) ?? { done: 0, ids: [], uncertain: false, noticed: false };
     byChat.set(key, progress);
     for (; progress.done < units.length; progress.done += 1) {
       const unit = units[progress.done];
-      const pieces = progress.uncertain
+      // The notice goes once per part: not again when it went as its own message already.
+      const pieces = progress.uncertain && !progress.noticed
         ? markPossibleDuplicate(
           { parts: [unit] },
           (markdown) => this.format(markdown),
@@ -131,10 +134,11 @@ export class TelegramOutbound implements ChannelOutbound {
         : [unit];
       let sent: TelegramMessage | undefined;
       try {
-        for (const piece of pieces) {
+        for (const [index, piece] of pieces.entries()) {
           sent = piece.kind === "text"
             ? await this.#sendText(to, piece.text)
             : await this.#sendMedia(to, piece.media);
+          if (pieces.length > 1 && index === 0) progress.noticed = true;
         }
       } catch (error) {
         // Telegram answered (an error status): nothing was sent. No answer at all: it may have been.
@@ -142,6 +146,7 @@ export class TelegramOutbound implements ChannelOutbound {
         throw error;
       }
       progress.uncertain = false;
+      progress.noticed = false;
       progress.ids.push(String(sent!.message_id));
     }
     byChat.delete(key);

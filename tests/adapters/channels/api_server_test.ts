@@ -5,7 +5,7 @@
  * streaming and not, and the stored state that continues a conversation.
  */
 
-import { noListener } from "../../../adapters/runtime/no_listener.ts";
+import { noListener } from "../../../adapters/runtime/channel_defaults.ts";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { HeraldError } from "../../../core/errors.ts";

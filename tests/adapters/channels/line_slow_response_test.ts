@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import type { InboundMessage, OutboundReply } from "../../../core/channels/contract.ts";
 import { DEFAULT_SLOW_RESPONSE_TEXTS } from "../../../core/channels/line/postback.ts";
+import { RECOVERED_NOTICE } from "../../../core/channels/reply.ts";
 import type { FakeSource } from "../../fakes/line_api.ts";
 import { type LineRig, runTurn, startLineRig } from "./_line_rig.ts";
 import { join } from "node:path";
@@ -220,7 +221,9 @@ Deno.test("a held answer is kept on disk until tapped, and a restart before the 
     const sentBefore = rig.fake.sent.length;
     const [pushed] = (await rig.fake.waitForSent(sentBefore + 1)).slice(sentBefore);
     assert.equal(pushed.via, "push");
-    assert.deepEqual(pushed.messages.map((message) => message.text), ["owed across a restart"]);
+    assert.deepEqual(pushed.messages.map((message) => message.text), [
+      `${RECOVERED_NOTICE}\n\nowed across a restart`,
+    ]);
     await next.outbound.idle();
     assert.equal(rig.fake.requestsTo("/v2/bot/message/push").length, pushesBefore + 1);
     assert.deepEqual(heldTexts(await Deno.readTextFile(file)), []);

@@ -576,3 +576,17 @@ Deno.test("a part whose send got no answer is sent again behind a line saying it
   await h.outbound.send(TO, again);
   assert.equal(h.bot.sent.at(-1)?.text, "third");
 });
+
+Deno.test("a notice that went as its own message is not sent again when the part needs another try", async () => {
+  await using h = await harness({ start: false });
+  h.bot.knowChat(42);
+  const full = "x".repeat(4096);
+  const reply = text(full);
+  h.bot.failNext("sendMessage", "drop");
+  await assert.rejects(h.outbound.send(TO, reply));
+  // The notice does not fit in front of a full part: it goes first, then the part drops again.
+  h.bot.failNext("sendMessage", "drop", 1, 1);
+  await assert.rejects(h.outbound.send(TO, reply));
+  await h.outbound.send(TO, reply);
+  assert.deepEqual(h.bot.sent.map((m) => m.text), [RESENT_NOTICE, full]);
+});

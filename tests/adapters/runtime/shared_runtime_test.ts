@@ -60,3 +60,26 @@ Deno.test("a runtime that fails to open fails its leases, and the next lease ope
   assert.equal(lease.profile, "ok");
   await lease.close();
 });
+
+Deno.test("after its fresh time a runtime serves no new lease; its holders keep it until the last closes", async () => {
+  let now = 0;
+  const closed: string[] = [];
+  let opened = 0;
+  const shared = new SharedRuntimes(
+    () => Promise.resolve(fakeRuntime(`r${++opened}`, closed)),
+    { now: () => now, freshMs: 1000 },
+  );
+  const old = await shared.lease("telegram");
+  now = 999;
+  const sameAge = await shared.lease("telegram");
+  assert.equal(sameAge.profile, "r1");
+  now = 1000;
+  const fresh = await shared.lease("telegram");
+  assert.equal(fresh.profile, "r2", "a new conversation gets a fresh runtime");
+  await old.close();
+  assert.deepEqual(closed, []);
+  await sameAge.close();
+  assert.deepEqual(closed, ["r1"], "the retired runtime closes with its last holder");
+  await fresh.close();
+  assert.deepEqual(closed, ["r1", "r2"]);
+});

@@ -1,25 +1,46 @@
 /**
  * The inbound journal in a real state.db: entries kept per platform in
- * order, settling idempotent, and the ledger settling an entry in the very
- * transaction that records its answer (seen from a second connection).
+ * order until settled, settling idempotent, the ledger settling an entry in
+ * the very transaction that records its answer, a message the platform
+ * sends again recognised (answered or not) for a day, and expiry across
+ * platforms.
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { openDeliveryLedger, openInboundJournal } from "../../../adapters/sqlite/mod.ts";
+import {
+  openDeliveryLedger,
+  openInboundJournal,
+  type SqliteInboundJournal,
+} from "../../../adapters/sqlite/mod.ts";
 import type { JournaledMessage } from "../../../core/channels/ports.ts";
 import { tempDir } from "../../_helpers.ts";
 
-function message(platform: string, chatId: string, text: string): JournaledMessage {
+const DAY = 24 * 60 * 60 * 1000;
+
+function message(
+  platform: string,
+  chatId: string,
+  text: string,
+  messageId?: string,
+): JournaledMessage {
   return {
     chat: { platform, chatId },
     chatKind: "direct",
     userId: `u-${chatId}`,
     text,
     attachments: [{ kind: "file", name: "a.txt", size: 3 }],
+    ...(messageId === undefined ? {} : { messageId }),
     replyContext: { replyToken: "t", receivedAt: 5 },
     receivedAt: 5,
   };
+}
+
+/** Records `entry`, which must be new. */
+function recorded(journal: SqliteInboundJournal, entry: JournaledMessage): number {
+  const id = journal.record(entry);
+  assert.notEqual(id, null, `${entry.text} was taken for a repeat`);
+  return id!;
 }
 
 Deno.test("the journal keeps each platform's messages in order until settled; settling twice is harmless", async () => {
@@ -28,10 +49,10 @@ Deno.test("the journal keeps each platform's messages in order until settled; se
   let now = 1000;
   const journal = openInboundJournal(path, { now: () => now });
   try {
-    const a = journal.record(message("telegram", "1", "first"));
+    const a = recorded(journal, message("telegram", "1", "first"));
     now = 2000;
-    const b = journal.record(message("telegram", "1", "second"));
-    journal.record(message("line", "U1", "other platform"));
+    const b = recorded(journal, message("telegram", "1", "second"));
+    recorded(journal, message("line", "U1", "other platform"));
     const listed = journal.unsettled("telegram");
     assert.deepEqual(listed.map((entry) => [entry.id, entry.message.text, entry.createdAt]), [
       [a, "first", 1000],
@@ -53,14 +74,59 @@ Deno.test("the journal keeps each platform's messages in order until settled; se
   }
 });
 
+Deno.test("a message the platform sends again is recognised, answered or not, until a day after it settled", async () => {
+  await using dir = await tempDir();
+  let now = 1000;
+  const journal = openInboundJournal(join(dir.path, "state.db"), { now: () => now });
+  try {
+    const first = recorded(journal, message("telegram", "1", "hello", "77"));
+    assert.equal(journal.record(message("telegram", "1", "hello", "77")), null, "still owed");
+    journal.settle(first);
+    assert.equal(journal.record(message("telegram", "1", "hello", "77")), null, "answered");
+    // The same id in another chat or platform is another message; no id is never a repeat.
+    recorded(journal, message("telegram", "2", "hello", "77"));
+    recorded(journal, message("line", "1", "hello", "77"));
+    recorded(journal, message("telegram", "1", "no id"));
+    recorded(journal, message("telegram", "1", "no id"));
+
+    now += DAY + 1;
+    journal.expire(now - DAY);
+    recorded(journal, message("telegram", "1", "hello", "77"));
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("expiring gives up the old unsettled entries of every platform and keeps the young", async () => {
+  await using dir = await tempDir();
+  let now = 1000;
+  const journal = openInboundJournal(join(dir.path, "state.db"), { now: () => now });
+  try {
+    recorded(journal, message("telegram", "1", "old"));
+    recorded(journal, message("gone", "g", "old, of a platform no longer run"));
+    now = 5000;
+    recorded(journal, message("gone", "g", "young"));
+    const expired = journal.expire(3000);
+    assert.deepEqual(expired.map((entry) => entry.message.text), [
+      "old",
+      "old, of a platform no longer run",
+    ]);
+    assert.deepEqual(journal.unsettled("telegram"), []);
+    assert.deepEqual(journal.unsettled("gone").map((entry) => entry.message.text), ["young"]);
+    assert.deepEqual(journal.expire(3000), []);
+  } finally {
+    journal.close();
+  }
+});
+
 Deno.test("recording an answer settles the message it answers in the same transaction", async () => {
   await using dir = await tempDir();
   const path = join(dir.path, "state.db");
   const journal = openInboundJournal(path);
   const ledger = openDeliveryLedger(path);
   try {
-    const id = journal.record(message("telegram", "1", "question"));
-    const other = journal.record(message("telegram", "1", "next"));
+    const id = recorded(journal, message("telegram", "1", "question", "5"));
+    const other = recorded(journal, message("telegram", "1", "next", "6"));
     const owed = ledger.record({
       to: { platform: "telegram", chatId: "1" },
       reply: { parts: [{ kind: "text", text: "answer" }] },
@@ -68,7 +134,8 @@ Deno.test("recording an answer settles the message it answers in the same transa
     });
     assert.equal(owed.status, "pending");
     assert.deepEqual(journal.unsettled("telegram").map((entry) => entry.id), [other]);
-    // A record whose entry is already gone still records the answer.
+    assert.equal(journal.record(message("telegram", "1", "question", "5")), null);
+    // A record whose entry is already settled still records the answer.
     ledger.record({
       to: { platform: "telegram", chatId: "1" },
       reply: { parts: [{ kind: "text", text: "again" }] },

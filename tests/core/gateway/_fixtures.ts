@@ -166,6 +166,7 @@ export class TestChannel implements Channel {
       threadId?: string;
       attachments?: InboundAttachment[];
       context?: unknown;
+      messageId?: string;
     } = {},
   ): Promise<void> {
     if (!this.host) throw new Error(`Channel ${this.id} was not started`);
@@ -181,6 +182,7 @@ export class TestChannel implements Channel {
       text,
       attachments: options.attachments ?? [],
       replyContext: options.context ?? { token: `rt-${chatId}-${text}` },
+      ...(options.messageId === undefined ? {} : { messageId: options.messageId }),
       receivedAt: 0,
     };
     return this.host.receive(message);

@@ -10,9 +10,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openDeliveryLedger, openInboundJournal } from "../../../adapters/sqlite/mod.ts";
 import type { InboundAttachment } from "../../../core/channels/contract.ts";
-import { QUEUED_TEXT } from "../../../core/gateway/mod.ts";
+import { QUEUED_TEXT, REPLAY_NOTE } from "../../../core/gateway/mod.ts";
 import { tempDir } from "../../_helpers.ts";
-import { HandClock, settle, TestChannel, until } from "./_fixtures.ts";
+import { HandClock, MemoryLedger, settle, TestChannel, until } from "./_fixtures.ts";
+import type { Obligation } from "../../../core/channels/ports.ts";
 import { allowOnly } from "./_access.ts";
 import { rig } from "./_rig.ts";
 
@@ -96,7 +97,10 @@ Deno.test("what a stop leaves unanswered is answered at the next start, once, wi
     channel,
   });
   await until(() => channel.sent.length === 2, "both answers after the restart");
-  assert.deepEqual(channel.textsTo("c1"), ["echo: first", "echo: second"]);
+  assert.deepEqual(channel.textsTo("c1"), [
+    `echo: ${REPLAY_NOTE}\n\nfirst`,
+    `echo: ${REPLAY_NOTE}\n\nsecond`,
+  ]);
   assert.deepEqual(db.journal.unsettled("test"), []);
   assert.ok(
     again.logs.some((line) => line.includes("answering 2 messages taken in by an earlier run")),
@@ -116,7 +120,25 @@ Deno.test("a journaled message older than the delivery bound is given up out lou
     attachments: [],
     receivedAt: 0,
   });
-  await db.clock.advance(25 * HOUR);
+  // Two of a platform this gateway no longer runs: one as old, one younger.
+  db.journal.record({
+    chat: { platform: "gone", chatId: "g1" },
+    chatKind: "direct",
+    userId: "u-g1",
+    text: "from a platform since disabled",
+    attachments: [],
+    receivedAt: 0,
+  });
+  await db.clock.advance(2 * HOUR);
+  db.journal.record({
+    chat: { platform: "gone", chatId: "g2" },
+    chatKind: "direct",
+    userId: "u-g2",
+    text: "recent, kept for when it is enabled again",
+    attachments: [],
+    receivedAt: 0,
+  });
+  await db.clock.advance(23 * HOUR);
   const channel = new TestChannel();
   await using r = await rig({ ledger: db.ledger, journal: db.journal, clock: db.clock, channel });
   await settle();
@@ -127,6 +149,8 @@ Deno.test("a journaled message older than the delivery bound is given up out lou
       /c9: a message from user u-c9 was not answered: it is older than 24 h/.test(line)
     ),
   );
+  assert.ok(r.logs.some((line) => /gone:g1: a message from user u-g1 was not answered/.test(line)));
+  assert.deepEqual(db.journal.unsettled("gone").map((entry) => entry.message.chat.chatId), ["g2"]);
 });
 
 Deno.test("a replayed message's file is refused with the reason (it cannot be fetched again), its text answered", async () => {
@@ -154,7 +178,69 @@ Deno.test("a replayed message's file is refused with the reason (it cannot be fe
   });
   await until(() => channel.textsTo("c1").length === 3, "two answers and a refusal");
   const texts = channel.textsTo("c1");
-  assert.equal(texts[0], "echo: busy");
+  assert.equal(texts[0], `echo: ${REPLAY_NOTE}\n\nbusy`);
   assert.match(texts[1], /notes\.txt.*could not be fetched again; send it again/);
-  assert.match(texts[2], /^echo: see the file/);
+  assert.ok(texts[2].startsWith(`echo: ${REPLAY_NOTE}\n\nsee the file`), texts[2]);
+});
+
+Deno.test("a message the platform sends again after a restart is answered once", async () => {
+  await using db = await stateDb();
+  {
+    const r = await rig({ ledger: db.ledger, journal: db.journal, clock: db.clock });
+    await r.channel.say("c1", "only once", { messageId: "m1" });
+    await until(() => r.channel.sent.length === 1, "the answer");
+    await r.runner.stop();
+  }
+  const channel = new TestChannel();
+  await using again = await rig({
+    ledger: db.ledger,
+    journal: db.journal,
+    clock: db.clock,
+    channel,
+  });
+  await channel.say("c1", "only once", { messageId: "m1" });
+  await channel.say("c1", "a new one", { messageId: "m2" });
+  await until(() => channel.sent.length === 1, "the new message's answer");
+  await settle();
+  assert.deepEqual(channel.textsTo("c1"), ["echo: a new one"]);
+  assert.ok(again.logs.some((line) => /message m1 came again/.test(line)));
+});
+
+Deno.test("a message taken in while the gateway stops is written down and answered at the next start", async () => {
+  await using db = await stateDb();
+  {
+    const r = await rig({ ledger: db.ledger, journal: db.journal, clock: db.clock });
+    const stopping = r.runner.stop();
+    await r.channel.say("c1", "just in time");
+    await stopping;
+    assert.equal(r.channel.sent.length, 0);
+  }
+  const channel = new TestChannel();
+  await using _again = await rig({
+    ledger: db.ledger,
+    journal: db.journal,
+    clock: db.clock,
+    channel,
+  });
+  await until(() => channel.sent.length === 1, "the answer after the restart");
+  assert.deepEqual(channel.textsTo("c1"), [`echo: ${REPLAY_NOTE}\n\njust in time`]);
+});
+
+Deno.test("when the ledger cannot record an answer, the answer still goes and its message is settled", async () => {
+  await using db = await stateDb();
+  class FailingLedger extends MemoryLedger {
+    override record(): Obligation {
+      throw new Error("database is locked");
+    }
+  }
+  await using r = await rig({
+    ledger: new FailingLedger(db.clock),
+    journal: db.journal,
+    clock: db.clock,
+  });
+  await r.channel.say("c1", "question");
+  await until(() => r.channel.sent.length === 1, "the answer, sent without a record");
+  await settle();
+  assert.deepEqual(db.journal.unsettled("test"), [], "not answered again at the next start");
+  assert.ok(r.logs.some((line) => line.includes("Delivery ledger unavailable")));
 });

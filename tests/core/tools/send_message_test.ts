@@ -5,6 +5,7 @@
  * too.
  */
 
+import { openChatSessionStore } from "../../../adapters/channels/mod.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { HeraldError } from "../../../core/errors.ts";
@@ -73,7 +74,12 @@ Deno.test("in herald chat the model's send_message reaches the fake Telegram", a
       { text: "I told the team." },
     ],
   });
-  await configureModel(home.path, model.openaiBaseUrl);
+  // The team's group is the home channel: one of the places the agent may send to.
+  await configureModel(
+    home.path,
+    model.openaiBaseUrl,
+    "platforms:\n  telegram:\n    home_channel: -100555\n",
+  );
   await Deno.writeTextFile(join(home.path, ".env"), `TELEGRAM_BOT_TOKEN=${FAKE_TELEGRAM_TOKEN}\n`);
   const run = await runHerald({
     args: ["chat", "-q", "tell the team the deploy is done", "--json"],
@@ -103,6 +109,8 @@ Deno.test("the runtime a gateway opens offers send_message, and it sends", async
   bot.knowChat(42);
   const paths = await createProfile(root.path, "work", { bundledSkills: false });
   await configureModel(paths.home, "http://127.0.0.1:9/v1");
+  // Chat 42 has talked to the gateway; 777 has not.
+  await openChatSessionStore(paths.home).set({ platform: "telegram", chatId: "42" }, "ses_a");
   const runtime = await openAgentRuntime(paths, {
     safeMode: false,
     source: "gateway:telegram",
@@ -130,6 +138,10 @@ Deno.test("the runtime a gateway opens offers send_message, and it sends", async
       context,
     );
     assert.equal(secret.ok ? "ok" : secret.code, "send_file_protected");
+    assert.equal(bot.sent.length, 1);
+    // A chat that never talked to the gateway is out of the agent's reach.
+    const stranger = await tools.execute(call({ target: "telegram:777", message: "hi" }), context);
+    assert.equal(stranger.ok ? "ok" : stranger.code, "send_target_not_known");
     assert.equal(bot.sent.length, 1);
   } finally {
     await runtime.close();

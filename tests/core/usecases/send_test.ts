@@ -412,6 +412,41 @@ Deno.test("the agent's sends refuse a protected file and send nothing", async ()
   assert.equal(bot.calls.filter((call) => call.method.startsWith("send")).length, 0);
 });
 
+Deno.test("the agent sends only to a home channel or a chat that has talked to the gateway", async () => {
+  await using root = await tempDir();
+  await using telegram = await startFakeTelegram();
+  const bot = telegram.bot();
+  for (const chat of [42, 777, -100123]) bot.knowChat(chat);
+  const { profile, home } = await profileAt(
+    root.path,
+    {
+      config: "platforms:\n  telegram:\n    home_channel: -100123\n",
+      dotenv: `TELEGRAM_BOT_TOKEN=${FAKE_TELEGRAM_TOKEN}\n`,
+    },
+    { TELEGRAM_API_BASE: telegram.baseUrl },
+  );
+  await openChatSessionStore(home).set({ platform: "telegram", chatId: "42" }, "ses_a");
+  const agent = { knownTargetsOnly: true };
+  const stranger = await rejectsWith(
+    sendMessage(profile, "telegram:777", "secrets", agent),
+    "send_target_not_known",
+    "usage",
+  );
+  assert.match(stranger.message, /telegram:777 is neither/);
+  assert.equal(bot.sent.length, 0, "nothing reached the stranger");
+  await sendMessage(profile, "telegram:42", "to a known chat", agent);
+  await sendMessage(profile, "telegram", "to the home channel", agent);
+  await sendMessage(profile, "telegram:-100123", "to the home channel by id", agent);
+  assert.deepEqual(bot.sent.map((m) => [m.chatId, m.text]), [
+    [42, "to a known chat"],
+    [-100123, "to the home channel"],
+    [-100123, "to the home channel by id"],
+  ]);
+  // A person is not bounded: herald send reaches any chat.
+  await sendMessage(profile, "telegram:777", "from the owner");
+  assert.equal(bot.sent.at(-1)?.chatId, 777);
+});
+
 Deno.test("listTargets shows each platform: configured, enabled, home channel and the gateway's chats", async () => {
   await using root = await tempDir();
   const { profile, home } = await profileAt(
