@@ -31,6 +31,8 @@ async function stateDb() {
     clock,
     journal,
     ledger,
+    /** A runner over this state.db (and its clock); `extra` adds or overrides options. */
+    rig: (extra: Parameters<typeof rig>[0] = {}) => rig({ ledger, journal, clock, ...extra }),
     async [Symbol.asyncDispose]() {
       journal.close();
       ledger.close();
@@ -41,7 +43,7 @@ async function stateDb() {
 
 Deno.test("a message is in the journal once receive resolves, and leaves it in the transaction that records its answer", async () => {
   await using db = await stateDb();
-  await using r = await rig({ ledger: db.ledger, journal: db.journal, clock: db.clock });
+  await using r = await db.rig();
   r.backend.hold("question");
   await r.channel.say("c1", "question");
   const [entry] = db.journal.unsettled("test");
@@ -56,12 +58,7 @@ Deno.test("a message is in the journal once receive resolves, and leaves it in t
 
 Deno.test("/stop, a dropped queue, a silent answer and a refusal settle their messages", async () => {
   await using db = await stateDb();
-  await using r = await rig({
-    ledger: db.ledger,
-    journal: db.journal,
-    clock: db.clock,
-    access: () => allowOnly(["u-c1"]),
-  });
+  await using r = await db.rig({ access: () => allowOnly(["u-c1"]) });
   r.backend.hold("long");
   await r.channel.say("c1", "long");
   await r.channel.say("c1", "behind it");
@@ -79,7 +76,7 @@ Deno.test("what a stop leaves unanswered is answered at the next start, once, wi
   await using db = await stateDb();
   const chat = { platform: "test", chatId: "c1" };
   {
-    const r = await rig({ ledger: db.ledger, journal: db.journal, clock: db.clock });
+    const r = await db.rig();
     r.backend.hold("first");
     await r.channel.say("c1", "first");
     await r.channel.say("c1", "second");
@@ -90,12 +87,7 @@ Deno.test("what a stop leaves unanswered is answered at the next start, once, wi
     assert.deepEqual(db.journal.unsettled("test").map((e) => e.message.text), ["first", "second"]);
   }
   const channel = new TestChannel();
-  await using again = await rig({
-    ledger: db.ledger,
-    journal: db.journal,
-    clock: db.clock,
-    channel,
-  });
+  await using again = await db.rig({ channel });
   await until(() => channel.sent.length === 2, "both answers after the restart");
   assert.deepEqual(channel.textsTo("c1"), [
     `echo: ${REPLAY_NOTE}\n\nfirst`,
@@ -140,7 +132,7 @@ Deno.test("a journaled message older than the delivery bound is given up out lou
   });
   await db.clock.advance(23 * HOUR);
   const channel = new TestChannel();
-  await using r = await rig({ ledger: db.ledger, journal: db.journal, clock: db.clock, channel });
+  await using r = await db.rig({ channel });
   await settle();
   assert.equal(channel.sent.length, 0);
   assert.deepEqual(db.journal.unsettled("test"), []);
@@ -156,7 +148,7 @@ Deno.test("a journaled message older than the delivery bound is given up out lou
 Deno.test("a replayed message's file is refused with the reason (it cannot be fetched again), its text answered", async () => {
   await using db = await stateDb();
   {
-    const r = await rig({ ledger: db.ledger, journal: db.journal, clock: db.clock });
+    const r = await db.rig();
     r.backend.hold("busy");
     const file: InboundAttachment = {
       kind: "file",
@@ -170,12 +162,7 @@ Deno.test("a replayed message's file is refused with the reason (it cannot be fe
     await r.runner.stop();
   }
   const channel = new TestChannel();
-  await using _again = await rig({
-    ledger: db.ledger,
-    journal: db.journal,
-    clock: db.clock,
-    channel,
-  });
+  await using _again = await db.rig({ channel });
   await until(() => channel.textsTo("c1").length === 3, "two answers and a refusal");
   const texts = channel.textsTo("c1");
   assert.equal(texts[0], `echo: ${REPLAY_NOTE}\n\nbusy`);
@@ -186,18 +173,13 @@ Deno.test("a replayed message's file is refused with the reason (it cannot be fe
 Deno.test("a message the platform sends again after a restart is answered once", async () => {
   await using db = await stateDb();
   {
-    const r = await rig({ ledger: db.ledger, journal: db.journal, clock: db.clock });
+    const r = await db.rig();
     await r.channel.say("c1", "only once", { messageId: "m1" });
     await until(() => r.channel.sent.length === 1, "the answer");
     await r.runner.stop();
   }
   const channel = new TestChannel();
-  await using again = await rig({
-    ledger: db.ledger,
-    journal: db.journal,
-    clock: db.clock,
-    channel,
-  });
+  await using again = await db.rig({ channel });
   await channel.say("c1", "only once", { messageId: "m1" });
   await channel.say("c1", "a new one", { messageId: "m2" });
   await until(() => channel.sent.length === 1, "the new message's answer");
@@ -209,19 +191,14 @@ Deno.test("a message the platform sends again after a restart is answered once",
 Deno.test("a message taken in while the gateway stops is written down and answered at the next start", async () => {
   await using db = await stateDb();
   {
-    const r = await rig({ ledger: db.ledger, journal: db.journal, clock: db.clock });
+    const r = await db.rig();
     const stopping = r.runner.stop();
     await r.channel.say("c1", "just in time");
     await stopping;
     assert.equal(r.channel.sent.length, 0);
   }
   const channel = new TestChannel();
-  await using _again = await rig({
-    ledger: db.ledger,
-    journal: db.journal,
-    clock: db.clock,
-    channel,
-  });
+  await using _again = await db.rig({ channel });
   await until(() => channel.sent.length === 1, "the answer after the restart");
   assert.deepEqual(channel.textsTo("c1"), [`echo: ${REPLAY_NOTE}\n\njust in time`]);
 });
