@@ -14,8 +14,12 @@ import { REPO_ROOT, tempDir } from "./_helpers.ts";
 import { importCycles, type ImportGraph, readImportGraph } from "./_import_graph.ts";
 import { LAZY_MODULES } from "../adapters/lazy.ts";
 
-/** Bare specifiers core may use: pure libraries with no I/O. */
-const CORE_ALLOWED_PACKAGES = new Set(["zod", "yaml"]);
+/**
+ * Bare specifiers core may use: pure libraries with no I/O. `croner` computes
+ * cron schedules (core/schedules creates every `Cron` paused, so it starts no
+ * timer either).
+ */
+const CORE_ALLOWED_PACKAGES = new Set(["zod", "yaml", "croner"]);
 const FORBIDDEN_DIRS = ["server", "cli", "adapters"];
 
 const SPECIFIER =
@@ -66,6 +70,17 @@ async function importMap(root: string): Promise<Record<string, string>> {
 
 Deno.test("core imports no node: module, npm: specifier, or server/cli/adapters code", async () => {
   assert.deepEqual(await coreViolations(REPO_ROOT, await importMap(REPO_ROOT)), []);
+});
+
+Deno.test("core creates every croner Cron paused, so no timer starts in core", async () => {
+  const unpaused: string[] = [];
+  for await (const file of sourceFiles(join(REPO_ROOT, "core"))) {
+    const source = await Deno.readTextFile(file);
+    for (const match of source.matchAll(/new Cron\(([^;]*?)\)/gs)) {
+      if (!/paused:\s*true/.test(match[1])) unpaused.push(relative(REPO_ROOT, file));
+    }
+  }
+  assert.deepEqual(unpaused, []);
 });
 
 Deno.test("the boundary check catches every kind of forbidden import", async () => {
