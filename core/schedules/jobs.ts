@@ -57,6 +57,13 @@ export const JobRecord = z.object({
   last_run_at: z.number().nullable().default(null),
   last_status: z.enum(RUN_STATUSES).nullable().default(null),
   last_error: z.string().nullable().default(null),
+  /**
+   * A run missed while nothing was running: run it once, late, or record
+   * it skipped with the reason. Never advanced silently.
+   */
+  catch_up: z.enum(["run_once", "skip"]).default("run_once"),
+  /** The ticker running the job now (set under the store's lock; null when none). */
+  claim: z.object({ by: z.string(), at: z.number() }).nullable().default(null),
 });
 /** One scheduled job. */
 export type JobRecord = z.infer<typeof JobRecord>;

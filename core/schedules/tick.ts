@@ -1,0 +1,190 @@
+/**
+ * One tick of the scheduler: which jobs are due, claiming each under the
+ * job store's lock so two tickers (the gateway's and a `herald cron tick`)
+ * never run a job twice, the catch-up policy for runs missed while nothing
+ * was running (run once late, or record a skip with its reason: never
+ * advance silently), and recording how a run ended (a one-shot or a job out
+ * of repeats completes).
+ *
+ * A claim is the job's `claim` field, written in the same locked change
+ * that moves `next_run_at` on; a claim older than {@link CLAIM_STALE_MS}
+ * belongs to a ticker that died, and its run is recorded as not finished.
+ * Pure apart from the ports: the store, the clock and the job runner come in.
+ *
+ * @module
+ */
+
+import { errorText } from "../errors.ts";
+import type { JobRecord, JobStore } from "./jobs.ts";
+import { nextRunAfter } from "./schedule.ts";
+
+/** A run this much later than planned was missed (nothing was running then). */
+export const LATE_MS = 2 * 60_000;
+/** A claim older than this belongs to a ticker that stopped; the job may be claimed again. */
+export const CLAIM_STALE_MS = 6 * 60 * 60_000;
+
+/** What a tick decided for a job it claimed. */
+export type TickAction =
+  | { kind: "run"; job: JobRecord; plannedAt: number; late: boolean }
+  | { kind: "skip"; job: JobRecord; plannedAt: number; reason: string };
+
+/** How a run ended, as the job runner reports it. */
+export interface RunOutcome {
+  ok: boolean;
+  /** Why it failed (never a secret). */
+  error?: string;
+}
+
+/** Runs one job (a model turn, a script) and reports how it ended; it may reject. */
+export type JobRunner = (job: JobRecord, plannedAt: number) => Promise<RunOutcome>;
+
+/** What one tick did, for logs and `herald cron tick` output. */
+export interface TickReport {
+  ran: { id: string; ok: boolean; late: boolean; error?: string }[];
+  skipped: { id: string; reason: string }[];
+}
+
+function iso(at: number): string {
+  return new Date(at).toISOString().replace(/:\d\d\.\d{3}Z$/, "Z");
+}
+
+/** Whether `job` is due at `now` and nobody runs it. */
+export function isDue(job: JobRecord, now: number): boolean {
+  if (job.state !== "scheduled" || job.next_run_at === null || job.next_run_at > now) return false;
+  return job.claim === null || now - job.claim.at >= CLAIM_STALE_MS;
+}
+
+/** When `job` runs after one planned at `plannedAt` was taken at `now`. */
+function followingRun(job: JobRecord, now: number): number | null {
+  if (job.schedule.kind === "once") return null;
+  return nextRunAfter(job.schedule, now, { timeZone: job.time_zone, anchor: job.created_at }) ??
+    null;
+}
+
+/**
+ * Claims `job` for `ticker` if it is due: the change to write under the
+ * store's lock, and what to do. A job not due comes back unchanged with no
+ * action.
+ */
+export function claimDue(
+  job: JobRecord,
+  now: number,
+  ticker: string,
+): { job: JobRecord; action?: TickAction } {
+  if (!isDue(job, now)) return { job };
+  const plannedAt = job.next_run_at!;
+  const abandoned = job.claim !== null;
+  const base: JobRecord = abandoned
+    ? {
+      ...job,
+      last_status: "error",
+      last_error: `the run from ${
+        iso(job.claim!.at)
+      } did not finish (the process running it stopped)`,
+    }
+    : job;
+  const late = now - plannedAt > LATE_MS;
+  if (late && job.catch_up === "skip") {
+    const reason = `missed the run at ${iso(plannedAt)} (nothing was running then); ` +
+      "skipped, as the job's catch-up policy says";
+    const skipped: JobRecord = {
+      ...base,
+      claim: null,
+      next_run_at: followingRun(job, now),
+      last_run_at: now,
+      last_status: "skipped",
+      last_error: reason,
+    };
+    if (skipped.next_run_at === null) skipped.state = "completed";
+    return { job: skipped, action: { kind: "skip", job: skipped, plannedAt, reason } };
+  }
+  const claimed: JobRecord = {
+    ...base,
+    claim: { by: ticker, at: now },
+    next_run_at: followingRun(job, now),
+  };
+  return { job: claimed, action: { kind: "run", job: claimed, plannedAt, late } };
+}
+
+/** `job` after the run `ticker` claimed ended with `outcome` at `now`. */
+export function finishRun(
+  job: JobRecord,
+  ticker: string,
+  outcome: RunOutcome,
+  now: number,
+): JobRecord {
+  if (job.claim?.by !== ticker) return job;
+  const done = job.repeat.done + 1;
+  const outOfRuns = job.repeat.times !== null && done >= job.repeat.times;
+  const finished = outOfRuns || job.next_run_at === null;
+  return {
+    ...job,
+    claim: null,
+    repeat: { ...job.repeat, done },
+    last_run_at: now,
+    last_status: outcome.ok ? "ok" : "error",
+    last_error: outcome.ok ? null : outcome.error ?? "the run failed",
+    state: finished ? "completed" : job.state,
+    next_run_at: finished ? null : job.next_run_at,
+  };
+}
+
+/**
+ * Runs one tick: claims every due job under the store's lock, runs the
+ * claimed ones one after another through `run`, and records each outcome.
+ * Never rejects for a job's failure: it is recorded on the job.
+ *
+ * @example
+ * ```ts
+ * const report = await tick(store, runJob, { now: () => Date.now(), ticker: `gateway:${pid}` });
+ * ```
+ */
+export async function tick(
+  store: JobStore,
+  run: JobRunner,
+  options: { now: () => number; ticker: string; log?: (line: string) => void },
+): Promise<TickReport> {
+  const report: TickReport = { ran: [], skipped: [] };
+  const now = options.now();
+  const candidates = (await store.list()).filter((job) => isDue(job, now));
+  for (const candidate of candidates) {
+    let action: TickAction | undefined;
+    try {
+      await store.update(candidate.id, (current) => {
+        const claimed = claimDue(current, options.now(), options.ticker);
+        action = claimed.action;
+        return claimed.job;
+      });
+    } catch (error) {
+      options.log?.(`cron: job ${candidate.id} could not be claimed: ${errorText(error)}`);
+      continue;
+    }
+    if (!action) continue;
+    if (action.kind === "skip") {
+      options.log?.(`cron: job ${candidate.id} ${action.reason}`);
+      report.skipped.push({ id: candidate.id, reason: action.reason });
+      continue;
+    }
+    let outcome: RunOutcome;
+    try {
+      outcome = await run(action.job, action.plannedAt);
+    } catch (error) {
+      outcome = { ok: false, error: errorText(error) };
+    }
+    try {
+      await store.update(
+        candidate.id,
+        (current) => finishRun(current, options.ticker, outcome, options.now()),
+      );
+    } catch (error) {
+      options.log?.(`cron: job ${candidate.id}'s run could not be recorded: ${errorText(error)}`);
+    }
+    report.ran.push({
+      id: candidate.id,
+      ok: outcome.ok,
+      late: action.late,
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    });
+  }
+  return report;
+}
