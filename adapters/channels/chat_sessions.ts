@@ -16,6 +16,7 @@
  * @module
  */
 
+import { isRecord } from "../../core/_util/json.ts";
 import { join } from "node:path";
 import { type ChatAddress, formatAddress } from "../../core/channels/contract.ts";
 import type { ChatSessionStore } from "../../core/gateway/mod.ts";
@@ -37,10 +38,6 @@ interface ChatEntry {
 interface ChatFile {
   chats: Map<string, ChatEntry>;
   corrupt: boolean;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Reads the file's text: absent or empty is no chats; anything else unreadable is corrupt. */

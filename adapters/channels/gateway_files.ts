@@ -22,6 +22,7 @@
  * @module
  */
 
+import { sha256Hex } from "../../core/_util/hash.ts";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { missing, readTextOrEmpty } from "../fs/read.ts";
@@ -270,11 +271,6 @@ export interface CredentialLock {
   held: true;
   /** Releases the lock (the file stays, unlocked). Safe to call twice. */
   release(): void;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The lock file of `platform`'s credential `key` under the root home `root`. */

@@ -23,6 +23,7 @@
  * @module
  */
 
+import { isRecord } from "../../core/_util/json.ts";
 import { join } from "node:path";
 import {
   newPairingCode,
@@ -267,10 +268,6 @@ export function parsePairingFile(text: string, path: string): PairingData {
     } satisfies PairedUser;
   });
   return { pending, approved };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {

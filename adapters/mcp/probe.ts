@@ -18,6 +18,7 @@
  * @module
  */
 
+import { isRecord } from "../../core/_util/json.ts";
 import { z } from "zod";
 import {
   method,
@@ -165,10 +166,6 @@ function refused(transport: Transport, error: RpcError): McpProbeResult {
     code: "rpc_error",
     message: `The server refused initialize: ${error.message} (code ${error.code})`,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
 /**

@@ -26,6 +26,7 @@
  * @module
  */
 
+import { isRecord } from "../../core/_util/json.ts";
 import { join } from "node:path";
 import { Conversation } from "../../core/agent/conversation.ts";
 import type {
@@ -105,10 +106,6 @@ export interface ComposedGateway {
   status(): GatewayStatusSnapshot;
   /** Releases the credential locks and closes the ledger; call after `runner.stop()`. */
   close(): void;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A file or folder name made of safe characters only (no separators, no dots in front). */

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { isRecord } from "../../core/_util/json.ts";
 import { join } from "node:path";
 import type {
   Channel,
@@ -47,10 +48,6 @@ export interface MessagingLinksOptions {
   plugins?: readonly ChannelPlugin[];
   /** Takes the channels' log lines (dropped by default; never a secret). */
   log?(line: string): void;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -1,9 +1,23 @@
 /**
  * Reading JSON text that should hold an object (a tool's arguments or
- * result), without throwing.
+ * result), without throwing, and telling a plain object from the rest.
  *
  * @module
  */
+
+/**
+ * Whether `value` is a plain object (not null, not an array), as parsed
+ * JSON or YAML gives one.
+ *
+ * @example
+ * ```ts
+ * isRecord({ a: 1 }); // true
+ * isRecord([1]);      // false
+ * ```
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /**
  * `text` parsed as a JSON object; null when it is absent, not JSON, or not
@@ -18,10 +32,8 @@
 export function parseJsonObject(text: string | undefined): Record<string, unknown> | null {
   if (text === undefined) return null;
   try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? value as Record<string, unknown>
-      : null;
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : null;
   } catch {
     return null;
   }

@@ -26,6 +26,7 @@
  * @module
  */
 
+import { isRecord } from "../_util/json.ts";
 import type { InboundAttachment } from "./contract.ts";
 
 /** How inbound files are admitted on one platform. */
@@ -52,10 +53,6 @@ export type AdmittedAttachment =
   | { kind: "refused"; name: string; reason: string };
 
 // ------------------------------------------------------------------ settings
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Reads `attachments.max_bytes` (a whole number of bytes, 0 for no limit)

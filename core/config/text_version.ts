@@ -5,6 +5,8 @@
  * @module
  */
 
+import { sha256Hex } from "../_util/hash.ts";
+
 /**
  * The version of config.yaml text: the SHA-256 of its UTF-8 bytes in
  * lowercase hex (Web Crypto). A missing or empty file has the version of ""
@@ -15,7 +17,6 @@
  * await configTextVersion(""); // "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
  * ```
  */
-export async function configTextVersion(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+export function configTextVersion(text: string): Promise<string> {
+  return sha256Hex(text);
 }

@@ -13,6 +13,7 @@
  * @module
  */
 
+import { isRecord } from "../_util/json.ts";
 import { HeraldError } from "../errors.ts";
 import {
   checkPlatformSecrets,
@@ -109,10 +110,6 @@ export function parseSendTarget(text: string): SendTarget {
   if (threadId === undefined) return { platform, chatId };
   if (!ID_PART.test(threadId)) throw badTarget(text, "has an empty thread id or one with spaces");
   return { platform, chatId, threadId };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A profile's messaging settings as `herald send` reads them. */

@@ -17,6 +17,7 @@
  * @module
  */
 
+import { isRecord } from "../../../core/_util/json.ts";
 import { join } from "node:path";
 import { missing, updateTextFile, writeFileAtomic } from "../../fs/mod.ts";
 
@@ -47,10 +48,6 @@ export interface ConversationRecord {
 export const RESPONSE_ID = /^resp_[0-9a-f]{32}$/;
 
 const CONVERSATIONS_FILE = "conversations.json";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function asConversation(value: unknown): ConversationRecord | undefined {
   if (!isRecord(value)) return undefined;

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { platformEnabled } from "../../../core/messaging/platforms.ts";
 import type { EnvLookup } from "../../../core/config/load.ts";
 import { HeraldError } from "../../../core/errors.ts";
 
@@ -53,10 +54,6 @@ function text(value: unknown): string | undefined {
 }
 
 /** True for `true`, `1`, `yes`, `on` (any case). */
-function truthy(value: string | undefined): boolean {
-  return value !== undefined && /^(true|1|yes|on)$/i.test(value.trim());
-}
-
 /**
  * Whether the API server is enabled for a profile: `API_SERVER_ENABLED`
  * (`true`, `1`, `yes`, `on`) in its environment, or
@@ -71,7 +68,7 @@ export function apiServerEnabled(
   env: EnvLookup,
   settings: Readonly<Record<string, unknown>>,
 ): boolean {
-  return truthy(env("API_SERVER_ENABLED")) || settings.enabled === true;
+  return platformEnabled(API_SERVER_ID, env, settings);
 }
 
 /**

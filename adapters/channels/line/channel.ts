@@ -25,7 +25,8 @@ import { readEvent } from "./inbound.ts";
 import { MediaShelf } from "./media.ts";
 import { HeldAnswers } from "./held.ts";
 import { LineOutbound } from "./outbound.ts";
-import { LINE_ID, type LineSettings, readLineSettings, sha256Hex } from "./settings.ts";
+import { LINE_ID, type LineSettings, readLineSettings } from "./settings.ts";
+import { sha256Hex } from "../../../core/_util/hash.ts";
 import { handleWebhookRequest, WEBHOOK_PATH, type WebhookBody } from "./webhook.ts";
 
 /** How long `stop` waits for events and sends still in flight. */

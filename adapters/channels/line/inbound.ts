@@ -17,6 +17,7 @@
  * @module
  */
 
+import { isRecord } from "../../../core/_util/json.ts";
 import type {
   ChatAddress,
   ChatKind,
@@ -63,10 +64,6 @@ export interface ReadEventDeps {
 }
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;

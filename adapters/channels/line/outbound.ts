@@ -260,8 +260,13 @@ export class LineOutbound implements ChannelOutbound {
    * Pushes the answers an earlier run held behind buttons and never
    * delivered (their buttons cannot be answered by this process); each one
    * pushed leaves the file, one that fails stays for the next start.
+   * {@link idle} waits for it, file updates included.
    */
-  async pushLeftovers(): Promise<void> {
+  pushLeftovers(): Promise<void> {
+    return this.#track(this.#pushLeftovers());
+  }
+
+  async #pushLeftovers(): Promise<void> {
     const left = await this.#held?.list() ?? [];
     if (left.length === 0) return;
     this.#log(
@@ -287,7 +292,7 @@ export class LineOutbound implements ChannelOutbound {
             decided: true,
             keys: new Map(),
           };
-          await this.#track(this.#transmit(chat, progress));
+          await this.#transmit(chat, progress);
         }
         await this.#held?.remove(requestId);
       } catch (error) {

@@ -172,9 +172,3 @@ function isHttpUrl(text: string): boolean {
     return false;
   }
 }
-
-/** The SHA-256 of `text` in hex (the channel's credential key: never the token itself). */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
-}

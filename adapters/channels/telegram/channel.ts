@@ -7,6 +7,7 @@
  * @module
  */
 
+import { sha256Hex } from "../../../core/_util/hash.ts";
 import type {
   Channel,
   ChannelContext,
@@ -91,11 +92,6 @@ function notConfigured(message: string): HeraldError {
   return new HeraldError("platform_not_configured", "state", message, {
     details: { platform: TELEGRAM_ID },
   });
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 class TelegramChannel implements Channel {
