@@ -14,7 +14,9 @@
  * (overhead run, default 200), `BENCH_GATEWAY_CHATS` (chats at once, 100),
  * `BENCH_GATEWAY_RSS_MESSAGES` and `BENCH_GATEWAY_RSS_CHATS` (memory run,
  * 10,000 in 50), `BENCH_GATEWAY_PROBE=1` (the memory run again with a probe);
- * alone: `deno run -A bench/gateway.ts [--quick]`.
+ * alone: `deno run -A bench/gateway.ts [--quick]`. The scheduler tick
+ * (bench/cron_tick.ts): `BENCH_CRON_JOBS` (default 10,000), `BENCH_CRON_DUE`
+ * (5), `BENCH_CRON_RUNS` (100); alone: `deno run -A bench/cron_tick.ts`.
  *
  * @module
  */
@@ -30,6 +32,7 @@ import { benchSessionSearch, type SearchBenchResult } from "./session_search.ts"
 import { benchDashboard } from "./dashboard.ts";
 import { uiReport } from "./ui.ts";
 import { gatewayBenchSizes, gatewayReport } from "./gateway.ts";
+import { cronTickReport, cronTickSizes } from "./cron_tick.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
@@ -154,6 +157,8 @@ console.log([
 ].join("\n"));
 
 console.log(await gatewayReport(gatewayBenchSizes(), `${today}, ${machine}`));
+
+console.log(await cronTickReport(cronTickSizes(), `${today}, ${machine}`));
 
 const compression = await benchCompression(compressionMessages);
 console.log([

@@ -33,6 +33,7 @@ import { registerModel } from "./commands/model.ts";
 import { registerPairing } from "./commands/pairing.ts";
 import { registerGateway } from "./commands/gateway.ts";
 import { registerSend } from "./commands/send.ts";
+import { registerCron } from "./commands/cron.ts";
 
 export { captureOutput, denoOutput } from "./io.ts";
 
@@ -100,6 +101,7 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   registerPairing(program, context);
   registerGateway(program, context);
   registerSend(program, context);
+  registerCron(program, context);
   registerCompletion(program, context);
   registerHelp(program);
   return program;

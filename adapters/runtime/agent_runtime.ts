@@ -33,6 +33,7 @@ import type { SkillCatalog } from "../../core/skills/mod.ts";
 import type { ApprovalPolicy, ApprovalSurface } from "../../core/tools/approval_policy.ts";
 import { ToolRegistry } from "../../core/tools/registry.ts";
 import { createSendMessageTool } from "../../core/tools/send_message.ts";
+import { createCronjobTool } from "../../core/tools/cronjob.ts";
 import { sendMessage } from "../../core/usecases/send.ts";
 import { openCheckpointStore } from "../checkpoints/mod.ts";
 import { ensureProfileHome, type ProfilePaths } from "../home/mod.ts";
@@ -42,6 +43,8 @@ import { createSkillCatalog, createSkillTools } from "../skills/mod.ts";
 import { openStateStore } from "../sqlite/mod.ts";
 import { builtinTools, readMemorySnapshot } from "../tools/mod.ts";
 import { openProfileContext } from "./profile_context.ts";
+import type { Automations } from "../../core/schedules/automations.ts";
+import { profileAutomations } from "../../core/usecases/cron.ts";
 
 /** Reports a problem in a file that did not stop loading (config keys, broken skills). */
 export type WarningSink = (file: string, message: string) => void;
@@ -69,6 +72,12 @@ export interface AgentRuntimeOptions {
    * workers): a tool loop stops the turn instead of only warning the model.
    */
   unattended?: boolean;
+  /**
+   * The profile's scheduled jobs for `/cron`, `/blueprint` and the
+   * `cronjob` tool: given (able to run jobs), absent (jobs listed and made,
+   * but `run` refused), or false for none (a scheduled run schedules nothing).
+   */
+  automations?: Automations | false;
   onWarning: WarningSink;
 }
 
@@ -144,6 +153,9 @@ export async function openAgentRuntime(
     yolo: options.yolo || config.approvals.mode === "yolo",
     timeoutSeconds: config.approvals.timeout,
   });
+  const automations = options.automations === false
+    ? undefined
+    : options.automations ?? profileAutomations(profile);
   const store = openStateStore(paths.stateDb);
   const tools = new ToolRegistry([
     // Commands get the child allowlist plus the names the profile passes on.
@@ -162,6 +174,7 @@ export async function openAgentRuntime(
     createSendMessageTool((target, message, signal) =>
       sendMessage(profile, target, message, { signal, protectFiles: true, knownTargetsOnly: true })
     ),
+    ...(automations ? [createCronjobTool(automations, {})] : []),
   ]);
   const systemPrompt = buildSystemPrompt({
     cwd: options.cwd,
@@ -223,6 +236,7 @@ export async function openAgentRuntime(
   return {
     profile: paths.name,
     source: options.source,
+    ...(automations ? { automations } : {}),
     paths,
     config,
     settings,

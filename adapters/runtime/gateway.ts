@@ -37,6 +37,7 @@ import type {
   ChatAddress,
   ConversationOpener,
 } from "../../core/channels/contract.ts";
+import { formatAddress } from "../../core/channels/contract.ts";
 import { type AccessPolicy, accessPolicy, accessWarning } from "../../core/channels/access.ts";
 import { platformEnabled } from "../../core/messaging/platforms.ts";
 import { type AttachmentPolicy, readAttachmentPolicy } from "../../core/channels/attachments.ts";
@@ -67,6 +68,7 @@ import {
 } from "../channels/mod.ts";
 import { openAgentRuntimeLazily } from "./lazy_agent_runtime.ts";
 import { SharedRuntimes } from "./shared_runtime.ts";
+import { openAutomations } from "./automations.ts";
 import { errorText } from "../../core/errors.ts";
 
 /** What a gateway is composed from. */
@@ -181,6 +183,11 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
     }
   }
 
+  // `/cron run` in a chat runs the job here, as the ticker would.
+  const automations = openAutomations(paths, options.env, {
+    ticker: `gateway:${options.pid}`,
+    log,
+  });
   // One runtime per platform, shared by its conversations (see shared_runtime.ts).
   const runtimes = new SharedRuntimes((platform) =>
     openAgentRuntimeLazily(paths, {
@@ -190,6 +197,7 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
       env: options.env,
       unattended: true,
       approvals: unattendedApprovals(platform, log),
+      automations,
       onWarning: (file, message) => log(`${platform}: warning: ${file}: ${message}`),
     })
   );
@@ -199,6 +207,7 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
       return await Conversation.open({
         runtime,
         ...(openOptions.resume === undefined ? {} : { resume: openOptions.resume }),
+        ...(openOptions.origin === undefined ? {} : { origin: openOptions.origin }),
       });
     },
   });
@@ -288,7 +297,10 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
     profile: paths.name,
     channels,
     openConversation: (chat, resume) =>
-      opener(chat.platform).open(resume === undefined ? {} : { resume }),
+      opener(chat.platform).open({
+        origin: formatAddress(chat),
+        ...(resume === undefined ? {} : { resume }),
+      }),
     chatSessions: openChatSessionStore(paths.home),
     ledger,
     journal,

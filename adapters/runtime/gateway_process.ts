@@ -34,6 +34,7 @@ import type { ProfilePaths } from "../home/layout.ts";
 import { spawnProcessGroup } from "../process/spawn_group.ts";
 import { type GatewayFiles, gatewayFiles, processGroupOf } from "../channels/gateway_files.ts";
 import { composeGateway, type GatewayComposeOptions } from "./gateway.ts";
+import { type CronTicker, startCronTicker } from "./automations.ts";
 
 /** The variable `herald gateway start` sets so its child's state can be told apart. */
 export const LAUNCH_ID_ENV = "HERALD_GATEWAY_LAUNCH_ID";
@@ -174,6 +175,7 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
       };
     };
     const writer = live.writer = new StateWriter(files, record, options.log);
+    let ticker: CronTicker | undefined;
     const heartbeat = setInterval(() => {
       void writer.write();
       // A long-lived process: give the allocator's freed pages back (see lean_memory.ts).
@@ -183,6 +185,8 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
       await writer.write();
       if (!options.stop.aborted) {
         await gateway.runner.start();
+        // Scheduled jobs tick here every minute; the first tick catches up what was missed.
+        ticker = startCronTicker(paths, options.env, { log });
         phase = "running";
         const platforms = gateway.status().platforms;
         options.log(
@@ -201,7 +205,7 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
       phase = "stopping";
       options.log("stopping");
       await writer.write();
-      await gateway.runner.stop();
+      await Promise.all([ticker?.stop(), gateway.runner.stop()]);
     } finally {
       clearInterval(heartbeat);
       writer.cancel();

@@ -28,6 +28,7 @@ import { openStateStore } from "../sqlite/mod.ts";
 import { isFile } from "../fs/read.ts";
 import { openPairingStore } from "../channels/pairing_store.ts";
 import { openMessagingLinks } from "./messaging_links.ts";
+import { openCronFiles } from "../cron/outputs.ts";
 
 /**
  * The profile at `paths` as core's use cases see it. `env` is the process
@@ -74,5 +75,6 @@ export function openProfileContext(paths: ProfilePaths, env: ProcessEnv): Profil
     },
     pairing: () => openPairingStore(paths.home),
     messaging: () => openMessagingLinks(paths, env),
+    cron: () => openCronFiles(paths.cron),
   };
 }

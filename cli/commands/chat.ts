@@ -159,7 +159,12 @@ async function converse(
     const display = new TurnDisplay(c.io, true);
     let result: ConversationResult;
     try {
-      result = await withInterrupt(c, conversation, (o) => conversation.input(line, o), display);
+      result = await withInterrupt(
+        c,
+        conversation,
+        (o) => conversation.input(line, { ...o, onNotice: (text) => c.io.out(`${text}\n`) }),
+        display,
+      );
     } catch (error) {
       // Nobody reads the answers any more: end the run (cli/errors.ts exits 0 quietly).
       if (error instanceof OutputClosedError) throw error;

@@ -275,6 +275,8 @@ class ChatTui {
     try {
       const result = await conversation.input(text, {
         onEvent: (event) => this.#onEvent(event),
+        // `/blueprint <name>` says what it starts before its fill request runs as a turn.
+        onNotice: (notice) => this.#print(replyLines(notice, this.#screen.columns)),
       });
       this.#stopSpinner();
       // Still busy: a recap or the picker loads before the next message goes.

@@ -32,8 +32,11 @@ import type {
 
 /** What one line of input did. */
 export type ConversationResult =
-  /** The text (or the message a skill or bundle made of it) ran as a turn. */
-  | { kind: "turn"; result: TurnResult }
+  /**
+   * The text (or the message a skill or bundle made of it) ran as a turn;
+   * `notice` is what the command showed first (also told to `onNotice`).
+   */
+  | { kind: "turn"; result: TurnResult; notice?: string }
   /** A command answered; the session goes on. */
   | { kind: "reply"; text: string }
   /**
@@ -64,6 +67,11 @@ export interface ConversationOptions {
   resume?: string;
   /** Where the conversation's events go; without it none are published. */
   events?: EventPublisher;
+  /**
+   * The chat the conversation is in, as a delivery target
+   * (`telegram:<chat>[:<thread>]`): jobs made here deliver back to it.
+   */
+  origin?: string;
 }
 
 /** Options of one input or question. */
@@ -78,6 +86,11 @@ export interface InputOptions extends SendOptions {
    * bundle made of it, is stored), before any of the turn's events.
    */
   onTurnStart?(sessionId: string | null): void;
+  /**
+   * Told the text a command shows before the turn it starts (`/blueprint
+   * <name>` explains, then its fill request runs as the user's turn).
+   */
+  onNotice?(text: string): void;
 }
 
 /** A `chat -q` question that names no command, skill or bundle: nothing was sent. */
@@ -200,6 +213,7 @@ export class Conversation {
   readonly #runtime: TurnRuntime;
   readonly #registry: SlashRegistry;
   readonly #events: EventPublisher | undefined;
+  readonly #origin: string | undefined;
   #session: TurnSession;
   #announced = false;
   #turn: RunningTurn | undefined;
@@ -210,6 +224,7 @@ export class Conversation {
   private constructor(options: ConversationOptions, session: TurnSession) {
     this.#runtime = options.runtime;
     this.#events = options.events;
+    this.#origin = options.origin;
     this.#registry = createSlashRegistry({ catalog: options.runtime.catalog });
     this.#session = session;
   }
@@ -296,6 +311,8 @@ export class Conversation {
       sessionId: session.id,
       model: session.model,
       provider: session.provider,
+      ...(this.#runtime.automations ? { automations: this.#runtime.automations } : {}),
+      ...(this.#origin === undefined ? {} : { origin: this.#origin }),
       // Read only by `/title`: a stored session's title is a database read.
       get title() {
         return session.title;
@@ -307,6 +324,13 @@ export class Conversation {
         return { kind: "reply", text: outcome.text };
       case "send":
         return { kind: "turn", result: await this.#runTurn(outcome.message, options) };
+      case "seed":
+        options.onNotice?.(outcome.text);
+        return {
+          kind: "turn",
+          result: await this.#runTurn(outcome.message, options),
+          notice: outcome.text,
+        };
       case "set_model":
         return this.#setModel(outcome, options);
       case "new_session":
@@ -571,7 +595,12 @@ export class Conversation {
     const { done, release } = this.#track(
       session,
       options,
-      (signal, onEvent) => session.send(text, { signal, onEvent }),
+      (signal, onEvent) =>
+        session.send(text, {
+          signal,
+          onEvent,
+          ...(this.#origin === undefined ? {} : { origin: this.#origin }),
+        }),
     );
     this.#announce(false);
     this.#publish(session, "message.user", { text });

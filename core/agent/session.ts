@@ -315,12 +315,14 @@ export class AgentSession implements TurnSession {
     sessionId: string,
     signal: AbortSignal,
     onEvent: SendOptions["onEvent"],
+    origin: string | undefined,
   ): ToolContext {
     return {
       sessionId,
       cwd: this.#options.cwd,
       home: this.#options.home,
       signal,
+      ...(origin === undefined ? {} : { origin }),
       approve: async (request) => {
         const full: ApprovalRequest = { ...request, ruleKey: request.ruleKey ?? request.command };
         if (this.#approvedRules.has(full.ruleKey)) return true;
@@ -421,7 +423,7 @@ export class AgentSession implements TurnSession {
     const signal = options.signal ?? new AbortController().signal;
     const onEvent = options.onEvent;
     const sessionId = this.#ensureSession(text);
-    const context = this.#toolContext(sessionId, signal, onEvent);
+    const context = this.#toolContext(sessionId, signal, onEvent, options.origin);
     const tracker = new MutationTracker();
     const toolCalls: TurnResult["toolCalls"] = [];
     const loopGuard = this.#options.loopGuard ?? DEFAULT_LOOP_GUARD;

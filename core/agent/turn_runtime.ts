@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { Automations } from "../schedules/automations.ts";
 import type { RetryInfo, ToolCall } from "../models/types.ts";
 import type { SkillCatalog } from "../skills/mod.ts";
 import type { ApprovalChoice, ApprovalRequest } from "../tools/types.ts";
@@ -125,6 +126,8 @@ export interface TurnResult {
 export interface SendOptions {
   signal?: AbortSignal;
   onEvent?(event: AgentEvent): void;
+  /** The chat the turn serves as a target (`telegram:<chat>`), told to its tools. */
+  origin?: string;
 }
 
 /**
@@ -217,6 +220,8 @@ export interface TurnRuntime {
   readonly source: string;
   /** The profile's skills and bundles, offered as `/<name>`; absent when there are none. */
   readonly catalog?: SkillCatalog;
+  /** The profile's scheduled jobs, for `/cron` and `/blueprint`; absent where they cannot be reached. */
+  readonly automations?: Automations;
   /** A fresh session; nothing is stored until its first turn. */
   start(options?: StartOptions): Promise<TurnSession>;
   /**

@@ -211,8 +211,12 @@ export interface ChannelClock {
  * dangerous commands follow the unattended policy (denied unless allowed).
  */
 export interface ConversationOpener {
-  /** A new conversation, or the stored session `resume` continued. */
-  open(options?: { resume?: string }): Promise<Conversation>;
+  /**
+   * A new conversation, or the stored session `resume` continued; `origin`
+   * is the chat it serves as a target (`telegram:<chat>`), so jobs made in
+   * it deliver back there.
+   */
+  open(options?: { resume?: string; origin?: string }): Promise<Conversation>;
 }
 
 /** Answers one HTTP request to a channel's listener (a webhook, an API). */

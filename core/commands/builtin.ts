@@ -5,6 +5,7 @@
  * @module
  */
 
+import { blueprintCommand, cronCommand } from "./automations.ts";
 import type { SlashCommand, SlashOutcome, SlashRegistry } from "./registry.ts";
 import { bundlesCommand, skillHelpLines } from "./skills.ts";
 import { parseSessionTitle, SessionTitleInvalidError } from "../sessions/titles.ts";
@@ -169,6 +170,8 @@ export function builtinCommands(registry: () => SlashRegistry): SlashCommand[] {
     rollbackCommand,
     titleCommand,
     compactCommand,
+    cronCommand,
+    blueprintCommand,
     exitCommand("exit"),
     exitCommand("quit"),
   ];

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { Automations } from "../schedules/automations.ts";
 import type { SkillCatalog } from "../skills/mod.ts";
 
 /** What a surface should do after a slash command. */
@@ -31,7 +32,12 @@ export type SlashOutcome =
   /** `/title <text>`: give the session this title (checked; unique within the profile). */
   | { kind: "set_title"; title: string }
   /** `/compact`: summarise the middle of the history now, minding `focus` (may be empty). */
-  | { kind: "compact"; focus: string };
+  | { kind: "compact"; focus: string }
+  /**
+   * Show `text`, then send `message` to the agent as the user's next turn
+   * (`/blueprint <name>` seeds the conversation that fills a blueprint).
+   */
+  | { kind: "seed"; text: string; message: string };
 
 /** What a command may read about the session it runs in. */
 export interface SlashContext {
@@ -40,6 +46,14 @@ export interface SlashContext {
   provider: string;
   /** The session's title, or null when it has none yet. */
   title?: string | null;
+  /** The profile's scheduled jobs, where the surface can reach them (`/cron`, `/blueprint`). */
+  automations?: Automations;
+  /**
+   * The chat the conversation is in, as a delivery target
+   * (`telegram:<chat>[:<thread>]`), when it is one: a job made here
+   * delivers back to it.
+   */
+  origin?: string;
 }
 
 /** One slash command. */

@@ -8,6 +8,7 @@
  */
 
 import { z } from "zod";
+import { isTimeZone } from "../schedules/zoned.ts";
 
 /** An auxiliary-model slot (`auxiliary.<task>`); empty fields fall back to the main model. */
 export const AuxiliarySlotSchema = z.object({
@@ -162,6 +163,23 @@ export const McpServerSchema = z.object({
   enabled: z.boolean().default(true),
 });
 
+/** Scheduled jobs (`herald cron`, blueprints): how they run and what they deliver. */
+export const CronSchema = z.object({
+  wrap_response: z.boolean().default(true).describe(
+    "Put a short header naming the job above each delivered output; false sends the output bare",
+  ),
+  catch_up: z.enum(["run_once", "skip"]).default("run_once").describe(
+    "What a new job does about a run missed while nothing was running: run it once, late, or " +
+      "record it skipped with the reason",
+  ),
+  script_timeout: z.number().positive().max(86_400).default(120).describe(
+    "Seconds a job's script may run before it is stopped",
+  ),
+  run_timeout: z.number().positive().max(86_400).default(600).describe(
+    "Seconds a job's model turn may take before it is stopped",
+  ),
+});
+
 /** Whether a managed tool (`tool_gateway.<tool>`) is routed through the subscription gateway. */
 export const ToolGatewaySlotSchema = z.object({
   use_gateway: z.boolean().default(false),
@@ -213,6 +231,12 @@ export const ConfigSchema = z.object({
   platforms: z.record(z.string(), PlatformSchema).default({}).describe(
     "Messaging platforms by name (telegram, line, discord, slack)",
   ),
+  timezone: z.string().refine(isTimeZone, {
+    message: "not a time zone; use an IANA name such as Europe/Berlin, America/New_York or UTC",
+  }).optional().describe(
+    "The IANA time zone scheduled jobs read times in (Europe/Berlin); absent: the machine's",
+  ),
+  cron: CronSchema.prefault({}).describe("Scheduled jobs: delivery, catch-up and time limits"),
 });
 
 /** A fully defaulted configuration. */

@@ -6,7 +6,7 @@
  * kanban worker or a cron run), and carries the bus's sequence number and
  * time. Field names are snake_case, as on every wire Herald speaks.
  *
- * Later capabilities add their families here (`task.*`, `job.*`).
+ * Later capabilities add their families here (`task.*`); scheduled jobs have `cron.job.*`.
  *
  * @module
  */
@@ -97,6 +97,21 @@ export const ApprovalResolved = event("approval.resolved", {
   approved: z.boolean(),
 });
 
+/**
+ * A scheduled job changed (the dashboard created, edited, paused, resumed
+ * or removed it). `session_id` is null: a job belongs to no session.
+ */
+export const CronJobChanged = event("cron.job.changed", {
+  job_id: z.string(),
+  change: z.enum(["created", "edited", "paused", "resumed", "removed"]),
+});
+
+/** A scheduled job ran (the dashboard's "Run now"); `status` as its saved run records it. */
+export const CronJobRan = event("cron.job.ran", {
+  job_id: z.string(),
+  status: z.enum(["ok", "error", "silent", "skipped"]),
+});
+
 /** Any event on the bus, discriminated by `type`. */
 export const HeraldEventSchema = z.discriminatedUnion("type", [
   SessionStarted,
@@ -109,6 +124,8 @@ export const HeraldEventSchema = z.discriminatedUnion("type", [
   ToolComplete,
   ApprovalRequested,
   ApprovalResolved,
+  CronJobChanged,
+  CronJobRan,
 ]);
 
 /** Any event on the bus. */

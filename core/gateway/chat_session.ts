@@ -405,6 +405,8 @@ export class ChatSession {
       result = await conversation.input(prompt, {
         signal: item.controller.signal,
         onTurnStart: (sessionId) => void this.#remember(sessionId ?? undefined),
+        // `/blueprint <name>` says what it starts before its fill request runs as a turn.
+        onNotice: (text) => this.#host.reply(message, text),
       });
     } catch (error) {
       if (item.stopped || this.#closing) return;

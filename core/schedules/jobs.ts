@@ -42,6 +42,8 @@ export const JobRecord = z.object({
   prompt: z.string().nullable().default(null),
   /** A script to run (its output feeds the prompt, or is the output). */
   script: z.string().nullable().default(null),
+  /** The script's output is the run's output: no model turn. */
+  script_only: z.boolean().default(false),
   skills: z.array(z.string()).default([]),
   deliver: JobDelivery.default("local"),
   /** The chat a job created from a chat answers to (`deliver: origin`). */
@@ -82,6 +84,15 @@ export interface JobStore {
    * @throws HeraldError `job_not_found` when there is no such job.
    */
   update(id: string, change: (job: JobRecord) => JobRecord): Promise<JobRecord>;
+  /**
+   * Changes each of jobs `ids` under one hold of the store's lock, in one
+   * write (a tick claims every due job at once). An id with no job is
+   * skipped. Returns the new records, in the order of `ids`.
+   */
+  updateMany(
+    ids: readonly string[],
+    change: (job: JobRecord) => JobRecord,
+  ): Promise<JobRecord[]>;
   /** Removes job `id`; false when there was none. */
   remove(id: string): Promise<boolean>;
 }
@@ -91,6 +102,11 @@ export interface NewJob {
   name?: string;
   /** The schedule as typed. */
   schedule: string;
+  /**
+   * How the schedule is shown, when not as typed (a blueprint's slots make
+   * a cron expression that people see in words: "weekdays at 07:30").
+   */
+  scheduleText?: string;
   prompt?: string;
   script?: string;
   skills?: readonly string[];
@@ -153,7 +169,9 @@ function defaultName(prompt: string | null, script: string | null, schedule: Sch
  *   a bad repeat count or delivery target.
  */
 export function newJob(input: NewJob, context: JobContext): JobRecord {
-  const schedule = parseSchedule(input.schedule, context);
+  const parsed = parseSchedule(input.schedule, context);
+  const label = trimmed(input.scheduleText);
+  const schedule = label === null ? parsed : { ...parsed, text: label };
   const prompt = trimmed(input.prompt);
   const script = trimmed(input.script);
   const skills = [...new Set((input.skills ?? []).map((skill) => skill.trim()))]
@@ -202,6 +220,7 @@ export function newJob(input: NewJob, context: JobContext): JobRecord {
     time_zone: context.timeZone,
     prompt,
     script,
+    script_only: input.scriptOnly === true,
     skills,
     deliver,
     origin: trimmed(input.origin),

@@ -12,3 +12,4 @@ export * from "./schedule.ts";
 export * from "./jobs.ts";
 export { isTimeZone, type WallTime, zonedInstant } from "./zoned.ts";
 export * from "./tick.ts";
+export * from "./automations.ts";

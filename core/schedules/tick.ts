@@ -14,7 +14,7 @@
  * @module
  */
 
-import { errorText } from "../errors.ts";
+import { errorText, HeraldError } from "../errors.ts";
 import type { JobRecord, JobStore } from "./jobs.ts";
 import { nextRunAfter } from "./schedule.ts";
 
@@ -130,8 +130,9 @@ export function finishRun(
 }
 
 /**
- * Runs one tick: claims every due job under the store's lock, runs the
- * claimed ones one after another through `run`, and records each outcome.
+ * Runs one tick: claims every due job under the store's lock (in one
+ * write), runs the claimed ones one after another through `run`, and
+ * records each outcome.
  * Never rejects for a job's failure: it is recorded on the job.
  *
  * @example
@@ -147,18 +148,21 @@ export async function tick(
   const report: TickReport = { ran: [], skipped: [] };
   const now = options.now();
   const candidates = (await store.list()).filter((job) => isDue(job, now));
+  if (candidates.length === 0) return report;
+  // Every due job claimed in one locked write; a job another ticker claimed meanwhile gets no action.
+  const actions = new Map<string, TickAction>();
+  try {
+    await store.updateMany(candidates.map((job) => job.id), (current) => {
+      const claimed = claimDue(current, options.now(), options.ticker);
+      if (claimed.action) actions.set(current.id, claimed.action);
+      return claimed.job;
+    });
+  } catch (error) {
+    options.log?.(`cron: due jobs could not be claimed: ${errorText(error)}`);
+    return report;
+  }
   for (const candidate of candidates) {
-    let action: TickAction | undefined;
-    try {
-      await store.update(candidate.id, (current) => {
-        const claimed = claimDue(current, options.now(), options.ticker);
-        action = claimed.action;
-        return claimed.job;
-      });
-    } catch (error) {
-      options.log?.(`cron: job ${candidate.id} could not be claimed: ${errorText(error)}`);
-      continue;
-    }
+    const action = actions.get(candidate.id);
     if (!action) continue;
     if (action.kind === "skip") {
       options.log?.(`cron: job ${candidate.id} ${action.reason}`);
@@ -187,4 +191,60 @@ export async function tick(
     });
   }
   return report;
+}
+
+/**
+ * Runs job `id` now for `ticker`, whatever its schedule (`herald cron run`,
+ * the dashboard's "Run now"): claimed under the store's lock like a tick's
+ * run, so it never runs while another process runs it. Its schedule and
+ * repeat count do not move; its last run and status do.
+ *
+ * A `run` that rejects is recorded as the job's error, then rethrown.
+ *
+ * @throws HeraldError `job_running` (kind `conflict`) when another ticker runs it now.
+ * @throws HeraldError `job_not_found` from the store.
+ */
+export async function runNow<T>(
+  store: JobStore,
+  id: string,
+  run: (job: JobRecord) => Promise<T>,
+  options: { now: () => number; ticker: string; outcome: (result: T) => RunOutcome },
+): Promise<T> {
+  const claimed = await store.update(id, (current) => {
+    const now = options.now();
+    if (current.claim !== null && now - current.claim.at < CLAIM_STALE_MS) {
+      throw new HeraldError(
+        "job_running",
+        "conflict",
+        `Job ${current.id} is running now (started ${
+          iso(current.claim.at)
+        } by ${current.claim.by}); ` +
+          "wait for that run to end",
+        { details: { job: current.id } },
+      );
+    }
+    return { ...current, claim: { by: options.ticker, at: now } };
+  });
+  let outcome: RunOutcome;
+  let result: T | undefined;
+  let failure: unknown;
+  try {
+    result = await run(claimed);
+    outcome = options.outcome(result);
+  } catch (error) {
+    failure = error;
+    outcome = { ok: false, error: errorText(error) };
+  }
+  await store.update(id, (current) => {
+    if (current.claim?.by !== options.ticker) return current;
+    return {
+      ...current,
+      claim: null,
+      last_run_at: options.now(),
+      last_status: outcome.ok ? "ok" : "error",
+      last_error: outcome.ok ? null : outcome.error ?? "the run failed",
+    };
+  });
+  if (result === undefined) throw failure;
+  return result;
 }

@@ -54,6 +54,12 @@ export interface ToolContext {
   /** The profile home (memories live under it). */
   home: string;
   signal: AbortSignal;
+  /**
+   * The chat the turn serves as a delivery target (`telegram:<chat>`), when
+   * it is one (a gateway conversation): what the agent schedules there
+   * delivers back to it.
+   */
+  origin?: string;
   /** Asks for approval of a dangerous action; resolves to the decision. */
   approve(request: Omit<ApprovalRequest, "ruleKey"> & { ruleKey?: string }): Promise<boolean>;
   /**

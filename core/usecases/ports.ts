@@ -12,6 +12,7 @@ import type { SessionFiles } from "../sessions/files.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { PairingStore } from "../pairing/store.ts";
 import type { HeraldError } from "../errors.ts";
+import type { CronFiles } from "../schedules/automations.ts";
 
 /** A variable to store in `.env`. */
 export interface EnvWrite {
@@ -96,6 +97,8 @@ export interface ProfileContext {
   pairing(): PairingStore;
   /** The profile's messaging platforms, reached directly (without the gateway). */
   messaging(): MessagingLinks;
+  /** The profile's `cron/` folder: scheduled jobs, their saved runs, the last tick. */
+  cron(): CronFiles;
 }
 
 /** Where {@link MessagingLinks.send} delivers: a chat on a platform, maybe a thread in it. */

@@ -13,6 +13,7 @@ import { registerModelRoutes } from "./model.ts";
 import { registerMcpRoutes } from "./mcp.ts";
 import { registerMessagingRoutes } from "./messaging.ts";
 import { registerPairingRoutes } from "./pairing.ts";
+import { registerCronRoutes } from "./cron.ts";
 import { registerProvidersRoutes } from "./providers.ts";
 import { registerSessionsRoutes } from "./sessions.ts";
 import { registerSkillsRoutes } from "./skills.ts";
@@ -33,6 +34,7 @@ export const API_ROUTES: readonly RouteFamily[] = [
   registerMcpRoutes,
   registerMessagingRoutes,
   registerPairingRoutes,
+  registerCronRoutes,
   registerProvidersRoutes,
   registerSessionsRoutes,
   registerSkillsRoutes,

@@ -27,6 +27,9 @@ const SettingsPage = lazyPage(() =>
 );
 const TerminalPage = lazyPage(() => import("./pages/terminal.tsx").then((m) => m.TerminalPage));
 const StatusPage = lazyPage(() => import("./pages/status.tsx").then((m) => m.StatusPage));
+const AutomationsPage = lazyPage(() =>
+  import("./pages/automations.tsx").then((m) => m.AutomationsPage)
+);
 
 /** One entry of the navigation. */
 interface NavItem {
@@ -43,12 +46,7 @@ const NAV: NavItem[] = [
   { path: "skills", label: "Skills", render: () => <SkillsPage /> },
   { path: "profiles", label: "Profiles", render: () => <ProfilesPage /> },
   { path: "kanban", label: "Kanban", render: () => <ComingPage title="Kanban" />, later: true },
-  {
-    path: "automations",
-    label: "Automations",
-    render: () => <ComingPage title="Automations" />,
-    later: true,
-  },
+  { path: "automations", label: "Automations", render: () => <AutomationsPage /> },
   { path: "terminal", label: "Terminal", render: () => <TerminalPage /> },
   { path: "settings", label: "Settings", render: () => <SettingsPage /> },
   { path: "status", label: "Status", render: () => <StatusPage /> },

@@ -10,7 +10,8 @@
  *   serve, is `profile_not_found`. `types` lists event types to receive
  *   (all when absent): `session.started`, `session.ended`, `message.user`,
  *   `message.delta`, `message.complete`, `message.error`, `tool.start`,
- *   `tool.complete`, `approval.requested`, `approval.resolved`.
+ *   `tool.complete`, `approval.requested`, `approval.resolved`, `cron.job.changed`,
+ *   `cron.job.ran`.
  * - `events.unsubscribe {subscription_id}` → `{unsubscribed}` (false when it was not open).
  *
  * Notifications (server → client): `event {subscription_id, dropped, event}`,

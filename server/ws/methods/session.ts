@@ -180,6 +180,9 @@ async function send(state: GatewayState, entry: GatewaySession, text: string) {
   const secrets = await entry.readSecrets();
   const result: ConversationResult = await entry.conversation.input(text, {
     onEvent: (event) => onEvent(state, key, event, secrets),
+    // `/blueprint <name>` says what it starts before its fill request runs as a turn.
+    onNotice: (text) =>
+      state.notify("notice", { session_key: key, level: "info", code: "command", message: text }),
     // Before the turn's first event, so a client can open the answer's bubble.
     onTurnStart: (sessionId) =>
       state.notify("message.start", { session_key: key, session_id: sessionId }),

@@ -34,6 +34,13 @@ class MemoryJobs implements JobStore {
     this.jobs[index] = change(structuredClone(this.jobs[index]));
     return Promise.resolve(structuredClone(this.jobs[index]));
   }
+  async updateMany(ids: readonly string[], change: (job: JobRecord) => JobRecord) {
+    const changed: JobRecord[] = [];
+    for (const id of ids) {
+      if (this.jobs.some((job) => job.id === id)) changed.push(await this.update(id, change));
+    }
+    return changed;
+  }
   remove(id: string) {
     const before = this.jobs.length;
     this.jobs = this.jobs.filter((job) => job.id !== id);
