@@ -31,6 +31,7 @@ import { childEnvironment } from "../process/child_env.ts";
 import { spawnProcessGroup } from "../process/spawn_group.ts";
 import { openAgentRuntimeLazily } from "./lazy_agent_runtime.ts";
 import { openProfileContext } from "./profile_context.ts";
+import { processAlive } from "../channels/gateway_files.ts";
 
 /** Characters kept of a script's output (the head; a note says what was cut). */
 export const SCRIPT_OUTPUT_CHARS = 64_000;
@@ -87,11 +88,25 @@ async function runScript(
     env: Record<string, string>;
     timeoutMs: number;
     denyPatterns: readonly string[];
+    /** Whether the profile allows a dangerous-command rule unasked (`approvals.allow`, yolo). */
+    allowed: (ruleKey: string) => boolean;
     signal?: AbortSignal;
   },
 ): Promise<ScriptResult> {
+  if (options.signal?.aborted) {
+    return { ok: false, output: "", error: "it did not start: the gateway is stopping" };
+  }
   const verdict = judgeCommand(script, options.denyPatterns);
   if (verdict.kind === "refuse") return { ok: false, output: "", error: verdict.reason };
+  if (verdict.kind === "ask" && !options.allowed(verdict.ruleKey)) {
+    // As on a gateway: nobody can approve a scheduled run, so what asks is refused.
+    return {
+      ok: false,
+      output: "",
+      error: `it needs approval (${verdict.reason}) and nobody can approve a scheduled run; ` +
+        `to allow it, run \`herald approvals allow ${verdict.ruleKey}\``,
+    };
+  }
   const group = spawnProcessGroup("sh", {
     args: ["-c", script],
     cwd: options.cwd,
@@ -153,6 +168,8 @@ export function createJobExecutor(paths: ProfilePaths, options: JobExecutorOptio
           }),
           timeoutMs: settings.scriptTimeoutMs,
           denyPatterns: config.approvals.deny,
+          allowed: (rule) =>
+            config.approvals.mode === "yolo" || config.approvals.allow.includes(rule),
           ...(options.signal ? { signal: options.signal } : {}),
         }),
       ask: (ranJob, message) =>
@@ -165,6 +182,8 @@ export function createJobExecutor(paths: ProfilePaths, options: JobExecutorOptio
       deliver: async (target, text) => {
         await sendMessage(profile, target, text, {
           protectFiles: true,
+          // A job the agent made or pointed somewhere reaches only known chats, as its sends do.
+          knownTargetsOnly: job.restrict_delivery,
           ...(options.signal ? { signal: options.signal } : {}),
         });
       },
@@ -184,6 +203,7 @@ async function askModel(
     signal?: AbortSignal;
   },
 ): Promise<string> {
+  if (options.signal?.aborted) throw new Error("the turn did not start: the gateway is stopping");
   const runtime = await openAgentRuntimeLazily(paths, {
     safeMode: false,
     source: "cron",
@@ -221,6 +241,17 @@ async function askModel(
   }
 }
 
+/**
+ * Whether the ticker `by` (`gateway:<pid>`, `cli:<pid>`) still runs on this
+ * machine; undefined when it names no process (then its claim ages out).
+ */
+export async function tickerAlive(by: string): Promise<boolean | undefined> {
+  const pid = Number(/:(\d+)$/.exec(by)?.[1]);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  if (pid === Deno.pid) return true;
+  return await processAlive(pid);
+}
+
 /** Options of {@link openAutomations}. */
 export interface OpenAutomationsOptions {
   /** Who runs manual runs: `cli:<pid>`, `dashboard:<pid>`, `gateway:<pid>`. */
@@ -247,6 +278,7 @@ export function openAutomations(
   return profileAutomations(openProfileContext(paths, env), {
     execute: createJobExecutor(paths, { env, ...executorExtras(options) }),
     ticker: options.ticker,
+    tickerAlive,
   });
 }
 
@@ -267,7 +299,8 @@ export async function tickAutomations(
   return await tickProfile(profile, createJobExecutor(paths, { env, ...executorExtras(options) }), {
     ticker: options.ticker,
     pid: Deno.pid,
-    ...(options.log ? { log: options.log } : {}),
+    tickerAlive,
+    ...executorExtras(options),
   });
 }
 

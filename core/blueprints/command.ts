@@ -12,7 +12,7 @@ import { HeraldError } from "../errors.ts";
 import type { Automations, JobRecord } from "../schedules/mod.ts";
 import { parseBlueprintArgs } from "./_args.ts";
 import { BLUEPRINTS } from "./catalog.ts";
-import { fillBlueprint } from "./fill.ts";
+import { fillBlueprint, type FillContext } from "./fill.ts";
 import { humanSchedule, wallTime } from "../schedules/words.ts";
 import { findBlueprint, nearBlueprintKeys } from "./match.ts";
 import { blueprintCatalogEntry, blueprintCommandText } from "./render.ts";
@@ -50,7 +50,7 @@ export async function instantiateBlueprint(
   automations: Automations,
   key: string,
   values: Readonly<Record<string, string>>,
-  context: { origin?: string },
+  context: FillContext,
 ): Promise<JobRecord> {
   const blueprint = BLUEPRINTS.find((candidate) => candidate.key === key);
   if (!blueprint) {

@@ -112,6 +112,8 @@ export function renderSchedule(blueprint: Blueprint, filled: FilledValues): stri
 export interface FillContext {
   /** The chat the job is made from (`telegram:12345`); absent: the terminal or the dashboard. */
   origin?: string;
+  /** The agent makes the job: it delivers only to known chats. */
+  restrictDelivery?: boolean;
 }
 
 /**
@@ -156,6 +158,7 @@ export function fillBlueprint(
     skills: [...blueprint.skills],
     deliver,
     ...(origin === undefined ? {} : { origin }),
+    ...(context.restrictDelivery ? { restrictDelivery: true } : {}),
   };
 }
 

@@ -172,11 +172,12 @@ export const CronSchema = z.object({
     "What a new job does about a run missed while nothing was running: run it once, late, or " +
       "record it skipped with the reason",
   ),
-  script_timeout: z.number().positive().max(86_400).default(120).describe(
-    "Seconds a job's script may run before it is stopped",
+  // At most 3 h: well under the 6 h after which a claim whose owner cannot be checked is taken over.
+  script_timeout: z.number().positive().max(10_800).default(120).describe(
+    "Seconds a job's script may run before it is stopped (at most 10800)",
   ),
-  run_timeout: z.number().positive().max(86_400).default(600).describe(
-    "Seconds a job's model turn may take before it is stopped",
+  run_timeout: z.number().positive().max(10_800).default(600).describe(
+    "Seconds a job's model turn may take before it is stopped (at most 10800)",
   ),
 });
 

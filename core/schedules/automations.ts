@@ -94,6 +94,8 @@ export interface JobChanges {
   /** Runs in all; null: forever. */
   repeat?: number | null;
   catch_up?: "run_once" | "skip";
+  /** The agent changes it: from now on it delivers only to known chats. */
+  restrictDelivery?: boolean;
 }
 
 /** How one manual or ticked run went. */

@@ -121,6 +121,20 @@ export function splitArgs(text: string): string[] {
   return words;
 }
 
+/**
+ * A script asked for from a chat: refused. Whoever may write to the bot
+ * would run commands unwatched on this machine; scripts are scheduled from
+ * the terminal or the dashboard.
+ */
+function scriptFromChat(): HeraldError {
+  return new HeraldError(
+    "cron_script_from_chat",
+    "usage",
+    "Scripts cannot be scheduled from a chat (they would run commands on this machine with " +
+      "nobody watching); use `herald cron create ... --script` in a terminal or the dashboard",
+  );
+}
+
 /** The verbs with their synopses and purposes. */
 function helpText(prefix: string, topic?: CronVerb): string {
   const verbs = topic ? [topic] : CRON_VERBS.filter((verb) => verb !== "help");
@@ -203,6 +217,7 @@ export async function runCronRequest(
     }
     case "create": {
       const input: NewJob = { ...request.input };
+      if (context.origin !== undefined && input.script !== undefined) throw scriptFromChat();
       if (context.origin !== undefined) {
         input.origin ??= context.origin;
         input.deliver ??= "origin";
@@ -211,6 +226,10 @@ export async function runCronRequest(
       return { text: createdText(job), json: job };
     }
     case "edit": {
+      const script = request.changes.script;
+      if (context.origin !== undefined && script !== undefined && script !== null) {
+        throw scriptFromChat();
+      }
       const job = await automations.edit(request.ref, request.changes);
       return { text: editedText(job), json: job };
     }

@@ -48,6 +48,12 @@ export const JobRecord = z.object({
   deliver: JobDelivery.default("local"),
   /** The chat a job created from a chat answers to (`deliver: origin`). */
   origin: z.string().nullable().default(null),
+  /**
+   * Deliver only to home channels and chats that talked to the gateway: a
+   * job the agent made or redirected (a prompt injection must not reach a
+   * stranger through it).
+   */
+  restrict_delivery: z.boolean().default(false),
   /** Runs in all (null: forever) and runs made. */
   repeat: z.object({
     times: z.number().int().positive().nullable(),
@@ -116,6 +122,8 @@ export interface NewJob {
   repeat?: number;
   /** A job whose only work is its script (no model turn). */
   scriptOnly?: boolean;
+  /** The agent makes it: delivered only to known chats (see {@link JobRecord}). */
+  restrictDelivery?: boolean;
 }
 
 /** What building a job needs besides the input. */
@@ -224,6 +232,7 @@ export function newJob(input: NewJob, context: JobContext): JobRecord {
     skills,
     deliver,
     origin: trimmed(input.origin),
+    restrict_delivery: input.restrictDelivery === true,
     repeat: { times, done: 0 },
     state: "scheduled",
     created_at: context.now,

@@ -48,10 +48,43 @@ function iso(at: number): string {
   return new Date(at).toISOString().replace(/:\d\d\.\d{3}Z$/, "Z");
 }
 
-/** Whether `job` is due at `now` and nobody runs it. */
-export function isDue(job: JobRecord, now: number): boolean {
-  if (job.state !== "scheduled" || job.next_run_at === null || job.next_run_at > now) return false;
-  return job.claim === null || now - job.claim.at >= CLAIM_STALE_MS;
+/** What a tick knows besides the jobs: who is alive, when the last tick was. */
+export interface TickContext {
+  /**
+   * Whether the process holding `claim` is alive (true/false), or
+   * undefined when that cannot be told: then a claim is taken over only
+   * once it is {@link CLAIM_STALE_MS} old.
+   */
+  claimAlive?(claim: { by: string; at: number }): boolean | undefined;
+  /**
+   * When the last tick before this one ended (any ticker), or null when
+   * none is recorded: a run planned after that (plus {@link LATE_MS}) was
+   * missed while nothing ran; one planned before it is only late (the
+   * ticker was busy running other jobs).
+   */
+  lastTickAt?: number | null;
+}
+
+/** Whether `claim` belongs to a ticker that stopped. */
+function abandoned(
+  claim: { by: string; at: number },
+  now: number,
+  context: TickContext,
+): boolean {
+  const alive = context.claimAlive?.(claim);
+  return alive === undefined ? now - claim.at >= CLAIM_STALE_MS : !alive;
+}
+
+/**
+ * Whether `job` needs this tick at `now`: it is due and nobody runs it, or
+ * the ticker that claimed it stopped (a one-shot cut short is recorded then).
+ */
+export function isDue(job: JobRecord, now: number, context: TickContext = {}): boolean {
+  if (job.state !== "scheduled") return false;
+  if (job.claim !== null && abandoned(job.claim, now, context)) {
+    return job.next_run_at === null || job.next_run_at <= now;
+  }
+  return job.claim === null && job.next_run_at !== null && job.next_run_at <= now;
 }
 
 /** When `job` runs after one planned at `plannedAt` was taken at `now`. */
@@ -70,11 +103,11 @@ export function claimDue(
   job: JobRecord,
   now: number,
   ticker: string,
+  context: TickContext = {},
 ): { job: JobRecord; action?: TickAction } {
-  if (!isDue(job, now)) return { job };
-  const plannedAt = job.next_run_at!;
-  const abandoned = job.claim !== null;
-  const base: JobRecord = abandoned
+  if (!isDue(job, now, context)) return { job };
+  const cutShort = job.claim !== null;
+  const base: JobRecord = cutShort
     ? {
       ...job,
       last_status: "error",
@@ -83,8 +116,18 @@ export function claimDue(
       } did not finish (the process running it stopped)`,
     }
     : job;
+  if (job.next_run_at === null) {
+    // A one-shot (or a last run) cut short: it is over, said so, never run a second time.
+    const reason = base.last_error!;
+    const over: JobRecord = { ...base, claim: null, state: "completed", last_run_at: now };
+    return { job: over, action: { kind: "skip", job: over, plannedAt: job.claim!.at, reason } };
+  }
+  const plannedAt = job.next_run_at;
   const late = now - plannedAt > LATE_MS;
-  if (late && job.catch_up === "skip") {
+  // Missed only if nothing ticked since it fell due; behind a busy ticker it is late, not missed.
+  const lastTick = context.lastTickAt ?? null;
+  const missed = late && (lastTick === null || plannedAt > lastTick + LATE_MS);
+  if (missed && job.catch_up === "skip") {
     const reason = `missed the run at ${iso(plannedAt)} (nothing was running then); ` +
       "skipped, as the job's catch-up policy says";
     const skipped: JobRecord = {
@@ -129,6 +172,57 @@ export function finishRun(
   };
 }
 
+/** Options of {@link tick}. */
+export interface TickOptions {
+  /** When the last tick before this one ended (see {@link TickContext.lastTickAt}). */
+  lastTickAt?: number | null;
+  /**
+   * Whether the ticker `by` (`gateway:<pid>`) still runs, or undefined when
+   * that cannot be told (see {@link TickContext.claimAlive}).
+   */
+  tickerAlive?(by: string): Promise<boolean | undefined>;
+  now: () => number;
+  /** Who ticks: `gateway:<pid>`, `cli:<pid>`. */
+  ticker: string;
+  log?: (line: string) => void;
+  /** Once aborted (the gateway stops), claimed jobs not begun are handed back, not run. */
+  signal?: AbortSignal;
+}
+
+/** The tick's context: the liveness of every ticker holding a claim, asked once each. */
+async function tickContext(
+  jobs: readonly JobRecord[],
+  options: Pick<TickOptions, "lastTickAt" | "tickerAlive">,
+): Promise<TickContext> {
+  const alive = new Map<string, boolean | undefined>();
+  if (options.tickerAlive) {
+    for (const job of jobs) {
+      if (job.claim === null || alive.has(job.claim.by)) continue;
+      alive.set(job.claim.by, await options.tickerAlive(job.claim.by));
+    }
+  }
+  return {
+    lastTickAt: options.lastTickAt ?? null,
+    claimAlive: (claim) => alive.get(claim.by),
+  };
+}
+
+/** Hands job `id`, claimed by `ticker` for the run planned at `plannedAt`, back unrun. */
+async function release(
+  store: JobStore,
+  id: string,
+  ticker: string,
+  plannedAt: number,
+): Promise<void> {
+  await store.update(
+    id,
+    (current) =>
+      current.claim?.by === ticker
+        ? { ...current, claim: null, state: "scheduled", next_run_at: plannedAt }
+        : current,
+  );
+}
+
 /**
  * Runs one tick: claims every due job under the store's lock (in one
  * write), runs the claimed ones one after another through `run`, and
@@ -143,19 +237,27 @@ export function finishRun(
 export async function tick(
   store: JobStore,
   run: JobRunner,
-  options: { now: () => number; ticker: string; log?: (line: string) => void },
+  options: TickOptions,
 ): Promise<TickReport> {
   const report: TickReport = { ran: [], skipped: [] };
   const now = options.now();
-  const candidates = (await store.list()).filter((job) => isDue(job, now));
+  const jobs = await store.list();
+  const context = await tickContext(jobs, options);
+  const candidates = jobs.filter((job) => isDue(job, now, context));
   if (candidates.length === 0) return report;
   // Every due job claimed in one locked write; a job another ticker claimed meanwhile gets no action.
   const actions = new Map<string, TickAction>();
   try {
     await store.updateMany(candidates.map((job) => job.id), (current) => {
-      const claimed = claimDue(current, options.now(), options.ticker);
-      if (claimed.action) actions.set(current.id, claimed.action);
-      return claimed.job;
+      try {
+        const claimed = claimDue(current, options.now(), options.ticker, context);
+        if (claimed.action) actions.set(current.id, claimed.action);
+        return claimed.job;
+      } catch (error) {
+        // One broken job (a zone the platform does not know) does not hold the others up.
+        options.log?.(`cron: job ${current.id} could not be claimed: ${errorText(error)}`);
+        return current;
+      }
     });
   } catch (error) {
     options.log?.(`cron: due jobs could not be claimed: ${errorText(error)}`);
@@ -164,6 +266,13 @@ export async function tick(
   for (const candidate of candidates) {
     const action = actions.get(candidate.id);
     if (!action) continue;
+    if (options.signal?.aborted && action.kind === "run") {
+      // Stopping: what was claimed and not begun is handed back, to run at the next start.
+      await release(store, candidate.id, options.ticker, action.plannedAt).catch((error) =>
+        options.log?.(`cron: job ${candidate.id} could not be handed back: ${errorText(error)}`)
+      );
+      continue;
+    }
     if (action.kind === "skip") {
       options.log?.(`cron: job ${candidate.id} ${action.reason}`);
       report.skipped.push({ id: candidate.id, reason: action.reason });
@@ -208,11 +317,20 @@ export async function runNow<T>(
   store: JobStore,
   id: string,
   run: (job: JobRecord) => Promise<T>,
-  options: { now: () => number; ticker: string; outcome: (result: T) => RunOutcome },
+  options: {
+    now: () => number;
+    ticker: string;
+    outcome: (result: T) => RunOutcome;
+    tickerAlive?: TickOptions["tickerAlive"];
+  },
 ): Promise<T> {
+  const context = await tickContext(
+    (await store.list()).filter((job) => job.id === id),
+    { tickerAlive: options.tickerAlive },
+  );
   const claimed = await store.update(id, (current) => {
     const now = options.now();
-    if (current.claim !== null && now - current.claim.at < CLAIM_STALE_MS) {
+    if (current.claim !== null && !abandoned(current.claim, now, context)) {
       throw new HeraldError(
         "job_running",
         "conflict",

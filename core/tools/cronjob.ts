@@ -13,6 +13,7 @@
 
 import { z } from "zod";
 import { instantiateBlueprint } from "../blueprints/mod.ts";
+import { sha256Hex } from "../_util/hash.ts";
 import { HeraldError } from "../errors.ts";
 import type { Automations, JobChanges } from "../schedules/automations.ts";
 import type { JobRecord, NewJob } from "../schedules/jobs.ts";
@@ -106,6 +107,7 @@ function changesOf(args: CronjobArgs): JobChanges {
   if (args.deliver !== undefined) changes.deliver = args.deliver;
   if (args.repeat !== undefined) changes.repeat = args.repeat;
   if (args.script !== undefined) changes.script = args.script;
+  if (Object.keys(changes).length > 0) changes.restrictDelivery = true;
   if (Object.keys(changes).length === 0) {
     throw new ToolError(
       "cronjob_args",
@@ -117,7 +119,10 @@ function changesOf(args: CronjobArgs): JobChanges {
 
 /** The new job `args` describe, delivering to `origin` when it came from a chat. */
 function newJobOf(args: CronjobArgs, origin: string | undefined): NewJob {
-  const input: NewJob = { schedule: needed(args.schedule, "a schedule", "create") };
+  const input: NewJob = {
+    schedule: needed(args.schedule, "a schedule", "create"),
+    restrictDelivery: true,
+  };
   if (args.prompt !== undefined) input.prompt = args.prompt;
   if (args.name !== undefined) input.name = args.name;
   if (args.skills !== undefined) input.skills = args.skills;
@@ -159,7 +164,7 @@ async function act(
         automations,
         key,
         args.values ?? {},
-        origin === undefined ? {} : { origin },
+        { ...(origin === undefined ? {} : { origin }), restrictDelivery: true },
       );
       return { created: summary(job) };
     }
@@ -196,7 +201,8 @@ export function createCronjobTool(
           tool: "cronjob",
           command: args.script,
           reason: "a shell command scheduled to run unattended",
-          ruleKey: "cron_script",
+          // Per script: approving one never approves another the model writes later.
+          ruleKey: `cron_script:${(await sha256Hex(args.script)).slice(0, 16)}`,
         });
         if (!approved) {
           throw new ToolError(

@@ -45,6 +45,8 @@ export interface AutomationOptions {
   ticker?: string;
   /** The machine's zone, when config names none (tests pass one). */
   machineZone?: () => string;
+  /** Whether the ticker holding a claim (`gateway:<pid>`) still runs; undefined: cannot tell. */
+  tickerAlive?: (by: string) => Promise<boolean | undefined>;
 }
 
 /** How a run report reads as a tick's outcome. */
@@ -184,6 +186,7 @@ function applyChanges(
     next.repeat = { ...job.repeat, times: next.schedule.kind === "once" ? 1 : times };
   }
   if (changes.catch_up !== undefined) next.catch_up = changes.catch_up;
+  if (changes.restrictDelivery) next.restrict_delivery = true;
   if (changes.schedule !== undefined) {
     const schedule = parseSchedule(changes.schedule, { now, timeZone });
     next.schedule = schedule;
@@ -282,6 +285,7 @@ export function profileAutomations(
         now,
         ticker: options.ticker ?? `run:${profile.name}`,
         outcome: outcomeOf,
+        ...(options.tickerAlive ? { tickerAlive: options.tickerAlive } : {}),
       });
     },
     history: async (ref, limit) => files.outputs.list((await resolve(ref)).id, limit),
@@ -318,13 +322,28 @@ export function profileAutomations(
 export async function tickProfile(
   profile: ProfileContext,
   execute: JobExecutor,
-  options: { ticker: string; pid?: number; now?: () => number; log?: (line: string) => void },
+  options: {
+    ticker: string;
+    pid?: number;
+    now?: () => number;
+    log?: (line: string) => void;
+    signal?: AbortSignal;
+    tickerAlive?: (by: string) => Promise<boolean | undefined>;
+  },
 ): Promise<TickReport> {
   const now = options.now ?? Date.now;
   const files = profile.cron();
+  const last = await files.readTicker();
   const report = await tick(files.jobs, async (job, plannedAt) => {
     return outcomeOf(await execute(job, plannedAt));
-  }, { now, ticker: options.ticker, ...(options.log ? { log: options.log } : {}) });
+  }, {
+    now,
+    ticker: options.ticker,
+    lastTickAt: last?.at ?? null,
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.tickerAlive ? { tickerAlive: options.tickerAlive } : {}),
+  });
   await files.writeTicker({ by: options.ticker, at: now(), pid: options.pid ?? null });
   return report;
 }

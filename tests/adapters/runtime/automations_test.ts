@@ -140,3 +140,27 @@ Deno.test("a job delivers to Telegram with its header; a chat that refuses makes
   assert.match(refused.error!, /^delivery to telegram:4242 failed: .*blocked by the user/);
   assert.equal((await savedOutput(root.path, weather.id, refused.file)).output, "Again.");
 });
+
+Deno.test("a dangerous script is refused at run time unless the profile allows its rule", async () => {
+  await using root = await tempDir();
+  const paths = await profileHome(root.path);
+  const target = `${root.path}/keep`;
+  await Deno.mkdir(`${target}/inside`, { recursive: true });
+  const execute = createJobExecutor(paths, { env: ENV });
+  const wipe = job({ script: `rm -r ${target}`, scriptOnly: true });
+  const refused = await execute(wipe, Date.now());
+  assert.equal(refused.status, "error");
+  assert.match(refused.error ?? "", /nobody can approve a scheduled run/);
+  assert.match(refused.error ?? "", /herald approvals allow /);
+  assert.ok((await Deno.stat(`${target}/inside`)).isDirectory, "nothing was removed");
+
+  const rule = /herald approvals allow ([^`]+)`/.exec(refused.error ?? "")?.[1];
+  assert.ok(rule);
+  await Deno.writeTextFile(
+    paths.config,
+    (await Deno.readTextFile(paths.config)) + `approvals:\n  allow:\n    - "${rule}"\n`,
+  );
+  const allowed = await execute(wipe, Date.now());
+  assert.equal(allowed.status, "ok", allowed.error ?? "");
+  await assert.rejects(Deno.stat(target), Deno.errors.NotFound);
+});

@@ -170,3 +170,14 @@ Deno.test("the cronjob tool makes a job in a chat deliver back to it; a script i
   assert.match(toolResult, /not approved/);
   await conversation.close();
 });
+
+Deno.test("a script cannot be scheduled from a chat with /cron", async () => {
+  await using s = await setup();
+  const conversation = await s.open({ origin: "telegram:4242" });
+  const text = replyText(
+    await conversation.input('/cron create "every 1h" --script "echo hi" --script-only'),
+  );
+  assert.match(text, /Scripts cannot be scheduled from a chat/);
+  assert.deepEqual(await openCronFiles(s.paths.cron).jobs.list(), []);
+  await conversation.close();
+});

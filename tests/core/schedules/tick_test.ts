@@ -173,3 +173,93 @@ Deno.test("a failed run is recorded with its error; a claim left by a dead ticke
   [record] = await store.list();
   assert.equal(record.last_status, "ok");
 });
+
+Deno.test("a one-shot whose ticker died mid-run is completed with the reason, never run again", async () => {
+  const start = Date.UTC(2026, 10, 24, 8, 0);
+  const store = new MemoryJobs();
+  const once = job("in 5m", start, "UTC");
+  await store.add(once);
+  // The gateway claims it and dies before recording the run.
+  await store.update(once.id, (current) => ({
+    ...current,
+    claim: { by: "gateway:4242", at: start + 5 * MINUTE },
+    next_run_at: null,
+  }));
+  const seen: string[] = [];
+  const report = await tick(store, (ran) => {
+    seen.push(ran.id);
+    return Promise.resolve({ ok: true });
+  }, {
+    now: () => start + 7 * MINUTE,
+    ticker: "gateway:5151",
+    tickerAlive: (by) => Promise.resolve(by === "gateway:5151"),
+  });
+  assert.deepEqual(seen, [], "a run that may have begun is not run a second time");
+  assert.equal(report.skipped.length, 1);
+  assert.match(report.skipped[0].reason, /did not finish/);
+  const [after] = await store.list();
+  assert.deepEqual([after.state, after.claim, after.last_status], ["completed", null, "error"]);
+});
+
+Deno.test("a claim is taken over as soon as its ticker is gone, never while it is alive", async () => {
+  const start = Date.UTC(2026, 10, 24, 8, 0);
+  const store = new MemoryJobs();
+  const hourly = job("every 1h", start, "UTC");
+  await store.add(hourly);
+  const claimed = { by: "gateway:4242", at: start + 60 * MINUTE };
+  await store.update(hourly.id, (current) => ({ ...current, claim: claimed }));
+  const run = () => Promise.resolve({ ok: true });
+  // Seven hours on, its ticker still runs (a long job): not taken.
+  const alive = await tick(store, run, {
+    now: () => start + 7 * 60 * MINUTE,
+    ticker: "cli:1",
+    tickerAlive: () => Promise.resolve(true),
+  });
+  assert.deepEqual(alive.ran, []);
+  assert.deepEqual((await store.list())[0].claim, claimed);
+  // Two minutes after the claim, its ticker is gone: taken over at once, said so.
+  const gone = await tick(store, run, {
+    now: () => start + 62 * MINUTE,
+    ticker: "cli:1",
+    tickerAlive: () => Promise.resolve(false),
+  });
+  assert.equal(gone.ran.length, 1);
+  assert.equal((await store.list())[0].claim, null);
+});
+
+Deno.test("behind a busy ticker a run is late, not missed: catch_up skip still runs it", async () => {
+  const start = Date.UTC(2026, 10, 24, 9, 0);
+  const store = new MemoryJobs();
+  const skipper = { ...job("every 1h", start - 59 * MINUTE, "UTC"), catch_up: "skip" as const };
+  await store.add(skipper);
+  // Due 09:01; the last tick (a long job) ended 09:04; this one is at 09:05.
+  const report = await tick(store, () => Promise.resolve({ ok: true }), {
+    now: () => start + 5 * MINUTE,
+    ticker: "gateway:1",
+    lastTickAt: start + 4 * MINUTE,
+  });
+  assert.deepEqual(report.skipped, []);
+  assert.deepEqual(report.ran.map((r) => r.late), [true]);
+});
+
+Deno.test("a tick told to stop hands its claimed jobs back unrun, to run at the next start", async () => {
+  const start = Date.UTC(2026, 10, 24, 8, 0);
+  const store = new MemoryJobs();
+  const a = job("in 5m", start, "UTC");
+  const b = job("in 5m", start, "UTC");
+  await store.add(a);
+  await store.add(b);
+  const stop = new AbortController();
+  const seen: string[] = [];
+  await tick(store, (ran) => {
+    seen.push(ran.id);
+    stop.abort(); // The gateway stops during the first run.
+    return Promise.resolve({ ok: true });
+  }, { now: () => start + 6 * MINUTE, ticker: "gateway:1", signal: stop.signal });
+  assert.deepEqual(seen, [a.id]);
+  const [, handedBack] = await store.list();
+  assert.deepEqual(
+    [handedBack.state, handedBack.claim, handedBack.next_run_at],
+    ["scheduled", null, start + 5 * MINUTE],
+  );
+});
