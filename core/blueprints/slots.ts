@@ -15,7 +15,7 @@
  */
 
 import { HeraldError } from "../errors.ts";
-import { parseTimeOfDay, parseWeekday } from "../schedules/mod.ts";
+import { parseTimeOfDay, parseWeekday, WEEKDAY_NAMES } from "../schedules/mod.ts";
 
 /** The types a slot can have. */
 export const SLOT_TYPES = ["time", "enum", "text", "weekdays"] as const;
@@ -83,15 +83,7 @@ export const WEEKDAY_PRESETS: Readonly<Record<string, string>> = {
 };
 
 /** Day names, Sunday first (cron's 0). */
-export const DAY_NAMES: readonly string[] = [
-  "sunday",
-  "monday",
-  "tuesday",
-  "wednesday",
-  "thursday",
-  "friday",
-  "saturday",
-];
+export const DAY_NAMES: readonly string[] = WEEKDAY_NAMES;
 
 /** What a weekdays slot suggests: the presets, then the days from Monday. */
 export const WEEKDAY_OPTIONS: readonly string[] = [

@@ -11,6 +11,7 @@ import { closest } from "../_util/suggest.ts";
 import { HeraldError } from "../errors.ts";
 import type { JobChanges } from "./automations.ts";
 import type { NewJob } from "./jobs.ts";
+import { WEEKDAY_NAMES } from "./schedule.ts";
 
 /** What a `cron` command line asks for. */
 export type CronRequest =
@@ -234,13 +235,7 @@ const SCHEDULE_STARTS = new Set([
   "weekdays",
   "weekend",
   "weekends",
-  "sunday",
-  "monday",
-  "tuesday",
-  "wednesday",
-  "thursday",
-  "friday",
-  "saturday",
+  ...WEEKDAY_NAMES,
 ]);
 
 /** Whether `schedule` is the first word of a schedule typed without quotes (`every` `2h` ...). */
@@ -363,7 +358,8 @@ export function parseCronArgs(
     const suggestion = near ? `; did you mean ${verbOf(near)}?` : "";
     throw usageError(undefined, `Unknown cron command "${first}"${suggestion}`, prefix, first);
   }
-  if (rest.includes("--help") || rest.includes("-h")) return { verb: "help", topic: verb };
+  // `-h` only right after the verb: later it may be a prompt's word (`Run ls -h`).
+  if (rest.includes("--help") || rest[0] === "-h") return { verb: "help", topic: verb };
   if (verb === "help") {
     const topic = rest[0] === undefined ? undefined : verbOf(rest[0]);
     if (rest[0] !== undefined && topic === undefined) {

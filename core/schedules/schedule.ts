@@ -63,7 +63,8 @@ const UNITS: Readonly<Record<string, number>> = {
   weeks: 7 * 24 * 60 * MINUTE,
 };
 
-const WEEKDAYS: readonly string[] = [
+/** The days of the week, Sunday first (cron's 0). */
+export const WEEKDAY_NAMES: readonly string[] = [
   "sunday",
   "monday",
   "tuesday",
@@ -125,7 +126,7 @@ export function parseTimeOfDay(text: string): { hour: number; minute: number } |
 export function parseWeekday(text: string): number | undefined {
   const word = text.trim().toLowerCase().replace(/s$/, "");
   if (word.length < 2) return undefined;
-  const index = WEEKDAYS.findIndex((day) => day.startsWith(word) || day === `${word}s`);
+  const index = WEEKDAY_NAMES.findIndex((day) => day.startsWith(word) || day === `${word}s`);
   return index < 0 ? undefined : index;
 }
 

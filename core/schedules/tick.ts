@@ -41,7 +41,7 @@ export type JobRunner = (job: JobRecord, plannedAt: number) => Promise<RunOutcom
 /** What one tick did, for logs and `herald cron tick` output. */
 export interface TickReport {
   ran: { id: string; ok: boolean; late: boolean; error?: string }[];
-  skipped: { id: string; reason: string }[];
+  skipped: { id: string; reason: string; planned_at: number }[];
 }
 
 function iso(at: number): string {
@@ -275,7 +275,11 @@ export async function tick(
     }
     if (action.kind === "skip") {
       options.log?.(`cron: job ${candidate.id} ${action.reason}`);
-      report.skipped.push({ id: candidate.id, reason: action.reason });
+      report.skipped.push({
+        id: candidate.id,
+        reason: action.reason,
+        planned_at: action.plannedAt,
+      });
       continue;
     }
     let outcome: RunOutcome;

@@ -9,6 +9,7 @@
  */
 
 import type { Schedule } from "./schedule.ts";
+import { wallFields } from "./zoned.ts";
 
 const DAY_NAMES = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
 
@@ -90,17 +91,8 @@ export function humanCron(expression: string): string {
  * ```
  */
 export function wallTime(at: number, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-  }).formatToParts(new Date(at));
-  const field = (type: string) => parts.find((part) => part.type === type)?.value ?? "";
-  return `${field("year")}-${field("month")}-${field("day")} ${field("hour")}:${field("minute")}`;
+  const wall = wallFields(at, timeZone);
+  return `${wall.year}-${wall.month}-${wall.day} ${wall.hour}:${wall.minute}`;
 }
 
 function intervalInWords(everyMs: number): string {

@@ -28,8 +28,15 @@ export function isTimeZone(zone: string): boolean {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The offset of `zone` from UTC at instant `at` (ms; positive east of Greenwich). */
-function offsetAt(zone: string, at: number): number {
+/**
+ * The wall clock of instant `at` in `zone`, as zero-padded fields
+ * (`year` `2026`, `month` `11`, `day` `24`, `hour` `09`, `minute` `00`,
+ * `second` `00`; hours 00-23).
+ */
+export function wallFields(
+  at: number,
+  zone: string,
+): Record<"year" | "month" | "day" | "hour" | "minute" | "second", string> {
   const parts = new Intl.DateTimeFormat("en-US", {
     timeZone: zone,
     hourCycle: "h23",
@@ -40,16 +47,29 @@ function offsetAt(zone: string, at: number): number {
     minute: "2-digit",
     second: "2-digit",
   }).formatToParts(new Date(at));
-  const field = (type: string) => Number(parts.find((part) => part.type === type)?.value);
-  const wall = Date.UTC(
-    field("year"),
-    field("month") - 1,
-    field("day"),
-    field("hour"),
-    field("minute"),
-    field("second"),
+  const field = (type: string) => parts.find((part) => part.type === type)?.value ?? "";
+  return {
+    year: field("year"),
+    month: field("month"),
+    day: field("day"),
+    hour: field("hour"),
+    minute: field("minute"),
+    second: field("second"),
+  };
+}
+
+/** The offset of `zone` from UTC at instant `at` (ms; positive east of Greenwich). */
+function offsetAt(zone: string, at: number): number {
+  const wall = wallFields(at, zone);
+  const utc = Date.UTC(
+    Number(wall.year),
+    Number(wall.month) - 1,
+    Number(wall.day),
+    Number(wall.hour),
+    Number(wall.minute),
+    Number(wall.second),
   );
-  return wall - Math.floor(at / 1000) * 1000;
+  return utc - Math.floor(at / 1000) * 1000;
 }
 
 /** A local date and time, as typed. */

@@ -12,7 +12,7 @@
  */
 
 import { closest } from "../_util/suggest.ts";
-import { HeraldError } from "../errors.ts";
+import { errorText, HeraldError } from "../errors.ts";
 import {
   type Automations,
   type CronStatus,
@@ -344,6 +344,20 @@ export async function tickProfile(
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.tickerAlive ? { tickerAlive: options.tickerAlive } : {}),
   });
+  // A skipped run shows in the job's history like a run, with its reason.
+  for (const skipped of report.skipped) {
+    await files.outputs.save({
+      job_id: skipped.id,
+      at: now(),
+      planned_at: skipped.planned_at,
+      status: "skipped",
+      delivered: "not delivered (skipped)",
+      error: skipped.reason,
+      output: `Skipped: ${skipped.reason}.`,
+    }).catch((error) =>
+      options.log?.(`cron: job ${skipped.id}'s skip could not be saved: ${errorText(error)}`)
+    );
+  }
   await files.writeTicker({ by: options.ticker, at: now(), pid: options.pid ?? null });
   return report;
 }

@@ -438,3 +438,15 @@ Deno.test("run, show's history, list --all and status after a job ran", async ()
   assert.match(after.text, /Ticker: running \(last tick .* by test:tick\)/);
   assert.equal((after.json as { ticking: boolean }).ticking, true);
 });
+
+Deno.test("-h right after the verb asks for help; later it is an option the verb does not have", () => {
+  assert.deepEqual(parseCronArgs(["create", "-h"]), { verb: "help", topic: "create" });
+  // Not help (which would create nothing and exit 0): the option is named, so the prompt gets quoted.
+  assert.throws(
+    () => parseCronArgs(["create", "every 2h", "Run", "ls", "-h"]),
+    (error: unknown) =>
+      error instanceof HeraldError && error.code === "cron_usage" && /"-h"/.test(error.message),
+  );
+  const quoted = parseCronArgs(["create", "every 2h", "Run ls -h"]);
+  assert.equal((quoted as { input: { prompt?: string } }).input.prompt, "Run ls -h");
+});

@@ -321,6 +321,10 @@ Deno.test("a run missed while nothing ran runs once late, or is recorded skipped
   );
   assert.match(skipped.last_error!, /skipped, as the job's catch-up policy says/);
   assert.equal(skipped.next_run_at, start + 6 * HOUR);
+  const [history] = await home.automations.history(skipper.id);
+  assert.equal(history.status, "skipped", "the skip shows in the job's history");
+  assert.equal(history.planned_at, start + HOUR);
+  assert.match(history.error ?? "", /nothing was running then/);
   home.clock.now += MINUTE;
   const runs = await tickEveryMinute(home, start + 7 * HOUR);
   assert.deepEqual(runsOf(runs, catchUp), ["2026-11-24T14:00", "2026-11-24T15:00"]);
