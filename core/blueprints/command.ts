@@ -52,18 +52,25 @@ export async function instantiateBlueprint(
   values: Readonly<Record<string, string>>,
   context: FillContext,
 ): Promise<JobRecord> {
+  return await automations.create(fillBlueprint(blueprintByKey(key), values, context));
+}
+
+/**
+ * The blueprint whose key is exactly `key`.
+ *
+ * @throws HeraldError `blueprint_not_found` (kind `not_found`) naming near keys.
+ */
+export function blueprintByKey(key: string): Blueprint {
   const blueprint = BLUEPRINTS.find((candidate) => candidate.key === key);
-  if (!blueprint) {
-    const near = nearBlueprintKeys(key);
-    throw new HeraldError(
-      "blueprint_not_found",
-      "not_found",
-      `No blueprint "${key}"${near.length ? `; did you mean ${near.join(", ")}?` : ""} ` +
-        "(/blueprint lists them)",
-      { details: { blueprint: key } },
-    );
-  }
-  return await automations.create(fillBlueprint(blueprint, values, context));
+  if (blueprint) return blueprint;
+  const near = nearBlueprintKeys(key);
+  throw new HeraldError(
+    "blueprint_not_found",
+    "not_found",
+    `No blueprint "${key}"${near.length ? `; did you mean ${near.join(", ")}?` : ""} ` +
+      "(/blueprint and the dashboard's Automations page list them)",
+    { details: { blueprint: key } },
+  );
 }
 
 /** The catalog as text, grouped by category. */

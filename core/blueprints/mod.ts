@@ -53,6 +53,7 @@ export {
 } from "./render.ts";
 export { type BlueprintMatch, findBlueprint, nearBlueprintKeys } from "./match.ts";
 export {
+  blueprintByKey,
   type BlueprintCommandContext,
   type BlueprintReply,
   blueprintSeed,

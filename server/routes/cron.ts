@@ -28,14 +28,12 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import {
+  blueprintByKey,
   blueprintCatalog,
   blueprintCommandText,
-  BLUEPRINTS,
   instantiateBlueprint,
-  nearBlueprintKeys,
   previewBlueprint,
 } from "../../core/blueprints/mod.ts";
-import { HeraldError } from "../../core/errors.ts";
 import { eventOf, type EventPayload } from "../../core/events/mod.ts";
 import type { Automations, JobChanges, JobRecord } from "../../core/schedules/mod.ts";
 import { parseInput } from "../../core/validation.ts";
@@ -148,20 +146,6 @@ function jobChanges(body: z.output<typeof EditBody>): JobChanges {
   if (body.repeat !== undefined) changes.repeat = body.repeat;
   if (body.catch_up !== undefined) changes.catch_up = body.catch_up;
   return changes;
-}
-
-/** The blueprint whose key is exactly `key`. */
-function blueprintByKey(key: string) {
-  const blueprint = BLUEPRINTS.find((candidate) => candidate.key === key);
-  if (blueprint) return blueprint;
-  const near = nearBlueprintKeys(key);
-  throw new HeraldError(
-    "blueprint_not_found",
-    "not_found",
-    `No blueprint "${key}"${near.length ? `; did you mean ${near.join(", ")}?` : ""} ` +
-      "(GET /api/cron/blueprints lists them)",
-    { details: { blueprint: key } },
-  );
 }
 
 /** Registers the scheduled-job routes. */
