@@ -25,4 +25,5 @@ export {
   type SqliteInboundJournal,
 } from "./inbound_journal.ts";
 export { newSessionId } from "./ids.ts";
-export { type Migration, STATE_MIGRATIONS, STATE_SCHEMA_VERSION } from "./migrations.ts";
+export { migrate, type Migration, STATE_MIGRATIONS, STATE_SCHEMA_VERSION } from "./migrations.ts";
+export { immediate, openDatabase, toStoreError } from "./_db.ts";

@@ -181,6 +181,23 @@ export const CronSchema = z.object({
   ),
 });
 
+/** The kanban board (`herald kanban`, the dispatcher): who gets tasks and how triage is decomposed. */
+export const KanbanSchema = z.object({
+  orchestrator_profile: z.string().min(1).optional().describe(
+    "Profile assigned the root task of a decomposition; absent: the default profile",
+  ),
+  default_assignee: z.string().min(1).optional().describe(
+    "Profile given a task whose assignee is missing or names no profile; absent: the default profile",
+  ),
+  auto_decompose: z.boolean().default(true).describe(
+    "Decompose triage tasks automatically on each dispatcher tick; false leaves them for " +
+      "`herald kanban decompose`",
+  ),
+  auto_decompose_per_tick: z.number().int().min(0).default(3).describe(
+    "At most this many triage tasks are decomposed per dispatcher tick",
+  ),
+});
+
 /** Whether a managed tool (`tool_gateway.<tool>`) is routed through the subscription gateway. */
 export const ToolGatewaySlotSchema = z.object({
   use_gateway: z.boolean().default(false),
@@ -238,6 +255,9 @@ export const ConfigSchema = z.object({
     "The IANA time zone scheduled jobs read times in (Europe/Berlin); absent: the machine's",
   ),
   cron: CronSchema.prefault({}).describe("Scheduled jobs: delivery, catch-up and time limits"),
+  kanban: KanbanSchema.prefault({}).describe(
+    "The kanban board: the orchestrator, the fallback assignee and automatic decomposition",
+  ),
 });
 
 /** A fully defaulted configuration. */

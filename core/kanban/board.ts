@@ -1,0 +1,256 @@
+/**
+ * The kanban board's records and the {@link BoardStore} port. One schema
+ * per noun (task, link, comment, event, run, board), used both as type and
+ * as validator. The SQL lives in the adapter (adapters/kanban), so a store
+ * for another database implements the same port.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+/** Where a task is in its life, in board-column order. */
+export const TASK_STATUSES = [
+  "triage",
+  "todo",
+  "ready",
+  "running",
+  "blocked",
+  "done",
+  "archived",
+] as const;
+
+/** One of {@link TASK_STATUSES}. */
+export const TaskStatusSchema = z.enum(TASK_STATUSES);
+
+/** One of {@link TASK_STATUSES}. */
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+
+/** A task id: `t_` and 8 hex digits. */
+export const TASK_ID_PATTERN = /^t_[0-9a-f]{8}$/;
+
+/** A board slug: 1-64 lowercase letters, digits, `-` or `_`, starting with a letter or digit. */
+export const BOARD_SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** The board that always exists and cannot be removed. */
+export const DEFAULT_BOARD = "default";
+
+/** The parent statuses that let a child go: a done or archived parent no longer holds it back. */
+export const FINISHED_STATUSES: readonly TaskStatus[] = ["done", "archived"];
+
+/** One task on a board. Times are epoch milliseconds. */
+export const TaskRecordSchema = z.object({
+  id: z.string().regex(TASK_ID_PATTERN),
+  board: z.string().regex(BOARD_SLUG_PATTERN),
+  title: z.string().min(1),
+  body: z.string(),
+  /** The profile that works on it; never empty. */
+  assignee: z.string().min(1),
+  status: TaskStatusSchema,
+  /** Higher goes first. */
+  priority: z.number().int(),
+  created_by: z.string().nullable(),
+  created_at: z.number(),
+  updated_at: z.number(),
+  /** When it was first claimed. */
+  started_at: z.number().nullable(),
+  completed_at: z.number().nullable(),
+  idempotency_key: z.string().nullable(),
+  /** Failures allowed before it is blocked; null: the dispatcher's limit. */
+  max_retries: z.number().int().min(0).nullable(),
+  consecutive_failures: z.number().int().min(0),
+  /** Who holds the claim while it runs (for example `host:1234`). */
+  claim_lock: z.string().nullable(),
+  claim_expires: z.number().nullable(),
+  worker_pid: z.number().int().nullable(),
+  heartbeat_at: z.number().nullable(),
+  result: z.string().nullable(),
+});
+
+/** One task on a board. */
+export type TaskRecord = z.infer<typeof TaskRecordSchema>;
+
+/** A dependency: `child_id` waits for `parent_id`. */
+export const TaskLinkSchema = z.object({
+  parent_id: z.string().regex(TASK_ID_PATTERN),
+  child_id: z.string().regex(TASK_ID_PATTERN),
+});
+
+/** A dependency: `child_id` waits for `parent_id`. */
+export type TaskLink = z.infer<typeof TaskLinkSchema>;
+
+/** A note on a task. */
+export const TaskCommentSchema = z.object({
+  id: z.number().int(),
+  task_id: z.string(),
+  author: z.string().min(1),
+  body: z.string().min(1),
+  created_at: z.number(),
+});
+
+/** A note on a task. */
+export type TaskComment = z.infer<typeof TaskCommentSchema>;
+
+/** One entry of the append-only event log; `seq` grows across the whole board database. */
+export const TaskEventSchema = z.object({
+  seq: z.number().int(),
+  task_id: z.string(),
+  /** `created`, `promoted`, `claimed`, `completed`, `blocked`, `linked`, ... */
+  kind: z.string().min(1),
+  payload: z.record(z.string(), z.unknown()).nullable(),
+  at: z.number(),
+});
+
+/** One entry of the append-only event log. */
+export type TaskEvent = z.infer<typeof TaskEventSchema>;
+
+/** How an attempt ended (null while it runs). */
+export const RUN_OUTCOMES = [
+  "completed",
+  "blocked",
+  "crashed",
+  "timed_out",
+  "spawn_failed",
+  "gave_up",
+  "reclaimed",
+  "protocol_violation",
+] as const;
+
+/** One attempt at a task: opened by a claim, closed with its outcome. */
+export const TaskRunSchema = z.object({
+  id: z.number().int(),
+  task_id: z.string(),
+  claim_lock: z.string().nullable(),
+  worker_pid: z.number().int().nullable(),
+  started_at: z.number(),
+  ended_at: z.number().nullable(),
+  outcome: z.enum(RUN_OUTCOMES).nullable(),
+  error: z.string().nullable(),
+});
+
+/** One attempt at a task. */
+export type TaskRun = z.infer<typeof TaskRunSchema>;
+
+/** A board: tasks are grouped by its slug. */
+export const BoardSchema = z.object({
+  slug: z.string().regex(BOARD_SLUG_PATTERN),
+  name: z.string(),
+  created_at: z.number(),
+});
+
+/** A board. */
+export type Board = z.infer<typeof BoardSchema>;
+
+/** What {@link BoardStore.createTask} needs; the assignee is already resolved (rules.ts). */
+export interface NewTask {
+  title: string;
+  /** The board's slug; default `default`. */
+  board?: string;
+  body?: string;
+  /** A profile name, never empty (resolve it with `resolveAssignee` first). */
+  assignee: string;
+  /** Tasks this one waits for. */
+  parents?: readonly string[];
+  /** Start in `triage` (to be decomposed) instead of `todo`/`ready`. */
+  triage?: boolean;
+  priority?: number;
+  created_by?: string;
+  /** A second create with the same key on the same board returns the first task. */
+  idempotency_key?: string;
+  max_retries?: number | null;
+}
+
+/** What {@link BoardStore.createTask} did. */
+export interface CreatedTask {
+  task: TaskRecord;
+  /** False when the idempotency key named an existing task, which is returned unchanged. */
+  created: boolean;
+}
+
+/** What {@link BoardStore.complete} did. */
+export interface CompletedTask {
+  task: TaskRecord;
+  /** The children that became `ready` because this was their last unfinished parent. */
+  promoted: TaskRecord[];
+}
+
+/** Which tasks {@link BoardStore.listTasks} returns (all filters combine). */
+export interface TaskFilter {
+  board?: string;
+  status?: TaskStatus;
+  assignee?: string;
+}
+
+/** A claim: who holds it, until when, and the worker's process id. */
+export interface Claim {
+  lock: string;
+  expiresAt: number;
+  pid?: number;
+}
+
+/**
+ * The board store. Every write is atomic: a task, its links and its
+ * `created` event land together or not at all. Errors are HeraldErrors
+ * (NotFoundError for an unknown task or board).
+ */
+export interface BoardStore {
+  /**
+   * Creates a task (status by `initialStatus`), its links to `parents` and
+   * its `created` event in one transaction. With an idempotency key that a
+   * non-archived task on the board already has, returns that task with
+   * `created: false` and writes nothing.
+   */
+  createTask(input: NewTask): Promise<CreatedTask>;
+  /** The task, or undefined. */
+  getTask(id: string): Promise<TaskRecord | undefined>;
+  /** Tasks matching `filter`, highest priority first, then oldest first. */
+  listTasks(filter?: TaskFilter): Promise<TaskRecord[]>;
+  /** The links touching `taskId` (as parent or child). */
+  links(taskId: string): Promise<TaskLink[]>;
+  /**
+   * Makes `childId` wait for `parentId` (`linked` event). A self-link or a
+   * link that would close a cycle is refused and nothing is written; a
+   * `ready` child of an unfinished parent goes back to `todo`.
+   */
+  link(parentId: string, childId: string): Promise<void>;
+  /** Removes a link (`unlinked` event); a `todo` child whose parents are now all finished is promoted. False when there was no such link. */
+  unlink(parentId: string, childId: string): Promise<boolean>;
+  /** Adds a comment (`commented` event). */
+  comment(taskId: string, author: string, body: string): Promise<TaskComment>;
+  /** The task's comments, oldest first. */
+  comments(taskId: string): Promise<TaskComment[]>;
+  /** Events in `seq` order: of one task or all, after `afterSeq`. */
+  events(taskId?: string, afterSeq?: number): Promise<TaskEvent[]>;
+  /** The task's runs, oldest first. */
+  runs(taskId: string): Promise<TaskRun[]>;
+  /** Gives the task to another profile (`assigned` event); refused while it runs. */
+  assign(id: string, assignee: string): Promise<TaskRecord>;
+  /**
+   * Marks the task done with its result (`completed` event), closes its
+   * open run, and promotes each `todo` child whose parents are now all
+   * finished (`promoted` event), all in one transaction.
+   */
+  complete(id: string, result: string): Promise<CompletedTask>;
+  /** Parks the task as `blocked` with a reason (`blocked` event), releasing any claim. */
+  block(id: string, reason: string): Promise<TaskRecord>;
+  /** Frees a blocked task: `ready`, or `todo` while a parent is unfinished (`unblocked` event). */
+  unblock(id: string): Promise<TaskRecord>;
+  /** Archives the task (`archived` event); its children no longer wait for it. */
+  archive(id: string): Promise<TaskRecord>;
+  /**
+   * Compare-and-swap: moves a `ready` task whose claim is absent or expired
+   * (and whose parents are all finished) to `running` under `claim`, opens a
+   * run and records `claimed`. False when another claimant won.
+   */
+  claim(id: string, claim: Claim): Promise<boolean>;
+  /** Extends the claim held under `lock` (`heartbeat` event); false when the lock is no longer held. */
+  heartbeat(id: string, lock: string, expiresAt: number): Promise<boolean>;
+  /** The boards, `default` first, then by slug. */
+  listBoards(): Promise<Board[]>;
+  /** Creates a board (or returns the existing one with that slug). */
+  createBoard(slug: string, name?: string): Promise<Board>;
+  /** Removes a board from the list; its tasks are kept. The `default` board cannot be removed. */
+  removeBoard(slug: string): Promise<void>;
+  /** Closes the store; later calls fail. Closing twice is harmless. */
+  close(): void;
+}
