@@ -16,7 +16,9 @@
  * 10,000 in 50), `BENCH_GATEWAY_PROBE=1` (the memory run again with a probe);
  * alone: `deno run -A bench/gateway.ts [--quick]`. The scheduler tick
  * (bench/cron_tick.ts): `BENCH_CRON_JOBS` (default 10,000), `BENCH_CRON_DUE`
- * (5), `BENCH_CRON_RUNS` (100); alone: `deno run -A bench/cron_tick.ts`.
+ * (5), `BENCH_CRON_RUNS` (100); alone: `deno run -A bench/cron_tick.ts`. The
+ * kanban decomposition commit (bench/kanban_decompose.ts): `BENCH_KANBAN_NODES`
+ * (50), `BENCH_KANBAN_RUNS` (100); alone: `deno run -A bench/kanban_decompose.ts`.
  *
  * @module
  */
@@ -33,6 +35,7 @@ import { benchDashboard } from "./dashboard.ts";
 import { uiReport } from "./ui.ts";
 import { gatewayBenchSizes, gatewayReport } from "./gateway.ts";
 import { cronTickReport, cronTickSizes } from "./cron_tick.ts";
+import { kanbanDecomposeReport, kanbanDecomposeSizes } from "./kanban_decompose.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
@@ -159,6 +162,8 @@ console.log([
 console.log(await gatewayReport(gatewayBenchSizes(), `${today}, ${machine}`));
 
 console.log(await cronTickReport(cronTickSizes(), `${today}, ${machine}`));
+
+console.log(await kanbanDecomposeReport(kanbanDecomposeSizes(), `${today}, ${machine}`));
 
 const compression = await benchCompression(compressionMessages);
 console.log([

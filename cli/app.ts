@@ -34,6 +34,7 @@ import { registerPairing } from "./commands/pairing.ts";
 import { registerGateway } from "./commands/gateway.ts";
 import { registerSend } from "./commands/send.ts";
 import { registerCron } from "./commands/cron.ts";
+import { registerKanban } from "./commands/kanban.ts";
 
 export { captureOutput, denoOutput } from "./io.ts";
 
@@ -102,6 +103,7 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   registerGateway(program, context);
   registerSend(program, context);
   registerCron(program, context);
+  registerKanban(program, context);
   registerCompletion(program, context);
   registerHelp(program);
   return program;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { HomeError } from "../../core/errors.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/names.ts";
 
@@ -58,6 +58,11 @@ export function resolveRoot(env: HomeEnv): string {
     throw new HomeError("~", "cannot find your home directory; set HOME or HERALD_HOME");
   }
   return join(userHome, ".herald");
+}
+
+/** The root home a profile's paths belong to (`<root>/profiles/<name>` → `<root>`). */
+export function rootOf(paths: Pick<ProfilePaths, "name" | "home">): string {
+  return paths.name === DEFAULT_PROFILE ? paths.home : dirname(dirname(paths.home));
 }
 
 /** Paths of profile `name` under `root` (`default` is the root itself). */

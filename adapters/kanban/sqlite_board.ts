@@ -12,11 +12,9 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { HeraldError } from "../../core/errors.ts";
 import {
-  type Board,
   type BoardStore,
   checkLink,
   type Claim,
-  DEFAULT_BOARD,
   initialStatus,
   isFinished,
   newTaskId,
@@ -30,15 +28,10 @@ import {
   type TaskStatus,
 } from "../../core/kanban/mod.ts";
 import { checkNewTask, refuseUnless, requireBoard, required } from "./_checks.ts";
+import { markBoardRemoved, refuseDefaultBoard, selectBoards, upsertBoard } from "./_boards.ts";
+import { writeDecomposition } from "./_decompose.ts";
 import { immediate, migrate, openDatabase, toStoreError } from "../sqlite/mod.ts";
-import {
-  boardName,
-  type EventRow,
-  KANBAN_MIGRATIONS,
-  plain,
-  plainAll,
-  TASK_COLUMNS,
-} from "./_schema.ts";
+import { type EventRow, KANBAN_MIGRATIONS, plain, plainAll, TASK_COLUMNS } from "./_schema.ts";
 import {
   addEvent,
   childIds,
@@ -361,48 +354,19 @@ export function openSqliteBoard(dbPath: string, options: SqliteBoardOptions = {}
         return true;
       }),
 
-    listBoards: () =>
-      use((db) =>
-        plainAll<Board>(
-          db.prepare(
-            "SELECT slug, name, created_at FROM boards WHERE removed_at IS NULL " +
-              "ORDER BY slug <> 'default', slug",
-          ).all(),
-        )
-      ),
+    commitDecomposition: (plan) => write((db, at) => writeDecomposition(db, plan, at)),
+
+    listBoards: () => use(selectBoards),
 
     createBoard: async (input, name) => {
       const slug = parseBoardSlug(input);
-      return await write((db, at) => {
-        const found = db.prepare("SELECT removed_at FROM boards WHERE slug = ?").get(slug);
-        if (found) {
-          db.prepare(
-            "UPDATE boards SET removed_at = NULL, name = coalesce(?, name) WHERE slug = ?",
-          ).run(name?.trim() || null, slug);
-        } else {
-          db.prepare("INSERT INTO boards (slug, name, created_at) VALUES (?, ?, ?)")
-            .run(slug, name?.trim() || boardName(slug), at);
-        }
-        return plain<Board>(
-          db.prepare("SELECT slug, name, created_at FROM boards WHERE slug = ?").get(slug),
-        );
-      });
+      return await write((db, at) => upsertBoard(db, slug, name, at));
     },
 
     removeBoard: async (input) => {
       const slug = parseBoardSlug(input);
-      if (slug === DEFAULT_BOARD) {
-        throw new HeraldError(
-          "kanban_default_board",
-          "conflict",
-          `The "${DEFAULT_BOARD}" board cannot be removed`,
-          { details: { board: slug } },
-        );
-      }
-      return await write((db, at) => {
-        requireBoard(db, slug);
-        db.prepare("UPDATE boards SET removed_at = ? WHERE slug = ?").run(at, slug);
-      });
+      refuseDefaultBoard(slug);
+      return await write((db, at) => markBoardRemoved(db, slug, at));
     },
 
     close() {

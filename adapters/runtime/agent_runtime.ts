@@ -36,7 +36,8 @@ import { createSendMessageTool } from "../../core/tools/send_message.ts";
 import { createCronjobTool } from "../../core/tools/cronjob.ts";
 import { sendMessage } from "../../core/usecases/send.ts";
 import { openCheckpointStore } from "../checkpoints/mod.ts";
-import { ensureProfileHome, type ProfilePaths } from "../home/mod.ts";
+import { ensureProfileHome, type ProfilePaths, rootOf } from "../home/mod.ts";
+import { kanbanOpener } from "./kanban.ts";
 import { createChainClient, createModelClient, keyPoolRegistry } from "../models/mod.ts";
 import { loadPlugins } from "../plugins/load.ts";
 import { createSkillCatalog, createSkillTools } from "../skills/mod.ts";
@@ -237,6 +238,7 @@ export async function openAgentRuntime(
     profile: paths.name,
     source: options.source,
     ...(automations ? { automations } : {}),
+    kanban: kanbanOpener(rootOf(paths), paths, options.env),
     paths,
     config,
     settings,

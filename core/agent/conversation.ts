@@ -312,6 +312,7 @@ export class Conversation {
       model: session.model,
       provider: session.provider,
       ...(this.#runtime.automations ? { automations: this.#runtime.automations } : {}),
+      ...(this.#runtime.kanban ? { kanban: this.#runtime.kanban } : {}),
       ...(this.#origin === undefined ? {} : { origin: this.#origin }),
       // Read only by `/title`: a stored session's title is a database read.
       get title() {

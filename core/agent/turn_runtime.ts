@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { KanbanOpener } from "../kanban/service.ts";
 import type { Automations } from "../schedules/automations.ts";
 import type { RetryInfo, ToolCall } from "../models/types.ts";
 import type { SkillCatalog } from "../skills/mod.ts";
@@ -222,6 +223,8 @@ export interface TurnRuntime {
   readonly catalog?: SkillCatalog;
   /** The profile's scheduled jobs, for `/cron` and `/blueprint`; absent where they cannot be reached. */
   readonly automations?: Automations;
+  /** The shared kanban board, for `/kanban`; absent where it cannot be reached. */
+  readonly kanban?: KanbanOpener;
   /** A fresh session; nothing is stored until its first turn. */
   start(options?: StartOptions): Promise<TurnSession>;
   /**

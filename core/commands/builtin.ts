@@ -6,6 +6,7 @@
  */
 
 import { blueprintCommand, cronCommand } from "./automations.ts";
+import { kanbanCommand } from "./kanban.ts";
 import type { SlashCommand, SlashOutcome, SlashRegistry } from "./registry.ts";
 import { bundlesCommand, skillHelpLines } from "./skills.ts";
 import { parseSessionTitle, SessionTitleInvalidError } from "../sessions/titles.ts";
@@ -172,6 +173,7 @@ export function builtinCommands(registry: () => SlashRegistry): SlashCommand[] {
     compactCommand,
     cronCommand,
     blueprintCommand,
+    kanbanCommand,
     exitCommand("exit"),
     exitCommand("quit"),
   ];

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { KanbanOpener } from "../kanban/service.ts";
 import type { Automations } from "../schedules/automations.ts";
 import type { SkillCatalog } from "../skills/mod.ts";
 
@@ -48,6 +49,8 @@ export interface SlashContext {
   title?: string | null;
   /** The profile's scheduled jobs, where the surface can reach them (`/cron`, `/blueprint`). */
   automations?: Automations;
+  /** The shared kanban board, where the surface can reach it (`/kanban`). */
+  kanban?: KanbanOpener;
   /**
    * The chat the conversation is in, as a delivery target
    * (`telegram:<chat>[:<thread>]`), when it is one: a job made here

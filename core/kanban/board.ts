@@ -174,6 +174,48 @@ export interface CompletedTask {
   promoted: TaskRecord[];
 }
 
+/** One child of a decomposition, its assignee already resolved (never empty). */
+export interface NewChildTask {
+  title: string;
+  body: string;
+  assignee: string;
+}
+
+/**
+ * What {@link BoardStore.commitDecomposition} writes for the triage task
+ * `rootId`: a graph of children (fanout) or the task itself tightened.
+ */
+export type Decomposition =
+  | {
+    fanout: true;
+    rootId: string;
+    children: readonly NewChildTask[];
+    /** `[parent, child]` indices into `children`: the child waits for the parent. */
+    edges: readonly (readonly [number, number])[];
+    /** Who the root goes to (the orchestrator profile). */
+    rootAssignee: string;
+    /** The audit comment on the root, written once the children exist (in `children` order). */
+    comment: { author: string; body: (children: readonly TaskRecord[]) => string };
+    /** Added to the `decomposed` event's payload (the model's rationale, say). */
+    details?: Record<string, unknown>;
+  }
+  | {
+    fanout: false;
+    rootId: string;
+    title: string;
+    body: string;
+    assignee: string;
+    /** The audit comment on the task (keeping what it said before). */
+    comment: { author: string; body: string };
+    /** Added to the `decomposed` event's payload. */
+    details?: Record<string, unknown>;
+  };
+
+/** What {@link BoardStore.commitDecomposition} did. */
+export type CommittedDecomposition =
+  | { fanout: true; root: TaskRecord; children: TaskRecord[] }
+  | { fanout: false; root: TaskRecord };
+
 /** Which tasks {@link BoardStore.listTasks} returns (all filters combine). */
 export interface TaskFilter {
   board?: string;
@@ -245,6 +287,21 @@ export interface BoardStore {
   claim(id: string, claim: Claim): Promise<boolean>;
   /** Extends the claim held under `lock` (`heartbeat` event); false when the lock is no longer held. */
   heartbeat(id: string, lock: string, expiresAt: number): Promise<boolean>;
+  /**
+   * Writes a decomposition of a triage task in one transaction. Fanout: the
+   * children (`ready`, or `todo` when they wait for a sibling), the links
+   * of `edges`, the root linked under every leaf child (so it waits for the
+   * whole graph), the audit comment, a `created` event per child and a
+   * `decomposed` event on the root, which goes to `rootAssignee` as `todo`.
+   * Single: the task's new title, body and assignee, `ready` (`todo` while
+   * a parent is unfinished), the comment and a `decomposed` event.
+   *
+   * @throws HeraldError `kanban_task_status` (conflict, naming the status)
+   * unless the root is in triage; `kanban_graph` (usage) for no children,
+   * an edge out of range, a self-edge or a cycle; NotFoundError for an
+   * unknown root. Nothing is written then.
+   */
+  commitDecomposition(plan: Decomposition): Promise<CommittedDecomposition>;
   /** The boards, `default` first, then by slug. */
   listBoards(): Promise<Board[]>;
   /** Creates a board (or returns the existing one with that slug). */

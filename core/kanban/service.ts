@@ -1,0 +1,142 @@
+/**
+ * What `herald kanban` and `/kanban` ask of the board: the
+ * {@link KanbanService}, one method per verb, answered with plain records.
+ * core/usecases/kanban.ts implements it over a profile's board, profiles
+ * and config; core/kanban/kanban_command.ts drives it from the words a
+ * person typed. A surface reaches it through a {@link KanbanOpener}, which
+ * opens the board for one piece of work and closes it after.
+ *
+ * @module
+ */
+
+import type {
+  Board,
+  TaskComment,
+  TaskEvent,
+  TaskLink,
+  TaskRecord,
+  TaskRun,
+  TaskStatus,
+} from "./board.ts";
+import type { AssigneeSource } from "./rules.ts";
+
+/** A task to create, as typed (the assignee not yet resolved). */
+export interface CreateTaskInput {
+  title: string;
+  board?: string;
+  body?: string;
+  /** The profile asked for; unknown or absent: the fallback (`resolveAssignee`). */
+  assignee?: string;
+  parents?: readonly string[];
+  triage?: boolean;
+  priority?: number;
+  idempotencyKey?: string;
+  maxRetries?: number;
+}
+
+/** What creating a task did. */
+export interface CreateTaskResult {
+  task: TaskRecord;
+  /** False when the idempotency key named an existing task (returned unchanged). */
+  created: boolean;
+  /** Where the assignee came from. */
+  assignee_source: AssigneeSource;
+  /** The profile asked for when it was rewritten (unknown or absent: null). */
+  requested_assignee: string | null;
+}
+
+/** Which tasks a listing shows. */
+export interface TaskListFilter {
+  board?: string;
+  status?: TaskStatus;
+  assignee?: string;
+  /** Archived tasks too (hidden otherwise, unless `status` asks for them). */
+  all?: boolean;
+}
+
+/** One task in full. */
+export interface TaskDetail {
+  task: TaskRecord;
+  /** The tasks this one waits for. */
+  parents: string[];
+  /** The tasks waiting for this one. */
+  children: string[];
+  links: TaskLink[];
+  comments: TaskComment[];
+  events: TaskEvent[];
+  runs: TaskRun[];
+}
+
+/** Which events a tail reads. */
+export interface TailQuery {
+  /** One task's events; absent: every task's (of `board`, when given). */
+  taskId?: string;
+  board?: string;
+  /** Events after this sequence number. */
+  since?: number;
+}
+
+/** Counts of a board's tasks. */
+export interface BoardStats {
+  board: string;
+  total: number;
+  /** Tasks per status (every status, zeros included). */
+  by_status: Record<TaskStatus, number>;
+  /** Per assignee, tasks per status (only statuses with tasks). */
+  by_assignee: Record<string, Partial<Record<TaskStatus, number>>>;
+  /** Age in ms of the oldest `ready` task, null when none is ready. */
+  oldest_ready_age_ms: number | null;
+}
+
+/** How a decomposition went: a closed union callers branch on. */
+export type DecomposeResult =
+  | {
+    ok: true;
+    task_id: string;
+    /** True when children were created. */
+    fanout: boolean;
+    child_ids: string[];
+    message: string;
+  }
+  | { ok: false; task_id: string; code: string; message: string };
+
+/** The board's operations, one per verb of `herald kanban`. Errors are HeraldErrors. */
+export interface KanbanService {
+  /** Creates a task, resolving its assignee against the profiles on disk. */
+  create(input: CreateTaskInput): Promise<CreateTaskResult>;
+  /** Tasks matching `filter`, highest priority first. */
+  list(filter: TaskListFilter): Promise<TaskRecord[]>;
+  /** One task with its links, comments, events and runs. */
+  show(id: string): Promise<TaskDetail>;
+  /** Gives a task to an existing profile. */
+  assign(id: string, profile: string): Promise<TaskRecord>;
+  /** Makes `child` wait for `parent`. */
+  link(parent: string, child: string): Promise<TaskDetail>;
+  /** Removes a link; false when there was none. */
+  unlink(parent: string, child: string): Promise<boolean>;
+  /** Adds a comment by the profile in use. */
+  comment(id: string, text: string): Promise<TaskComment>;
+  /** Marks a task done; its children whose parents are all finished become ready. */
+  complete(id: string, result: string): Promise<{ task: TaskRecord; promoted: TaskRecord[] }>;
+  /** Parks a task with a reason. */
+  block(id: string, reason: string): Promise<TaskRecord>;
+  /** Frees a blocked task. */
+  unblock(id: string): Promise<TaskRecord>;
+  /** Archives a task. */
+  archive(id: string): Promise<TaskRecord>;
+  /** The event log, oldest first. */
+  tail(query: TailQuery): Promise<TaskEvent[]>;
+  /** Counts per status and assignee. */
+  stats(board?: string): Promise<BoardStats>;
+  /** Decomposes one triage task, or every triage task of a board (`id` absent). */
+  decompose(target: { id: string } | { board?: string }): Promise<DecomposeResult[]>;
+  /** The boards. */
+  boards(): Promise<Board[]>;
+  /** Creates a board. */
+  createBoard(slug: string): Promise<Board>;
+  /** Removes a board (its tasks are kept). */
+  removeBoard(slug: string): Promise<void>;
+}
+
+/** Opens the board for `work` and closes it after, whatever happens. */
+export type KanbanOpener = <T>(work: (kanban: KanbanService) => Promise<T>) => Promise<T>;
