@@ -9,6 +9,7 @@
 
 import { closest } from "../_util/suggest.ts";
 import { HeraldError } from "../errors.ts";
+import { type OptionKind, type ScannedArgs as Scanned, scanVerbArgs } from "../_util/verb_args.ts";
 import { TASK_ID_PATTERN, TASK_STATUSES, type TaskStatus } from "./board.ts";
 import { parseBoardSlug } from "./rules.ts";
 import type { CreateTaskInput } from "./service.ts";
@@ -91,8 +92,6 @@ export interface KanbanParseOptions {
   prefix?: string;
 }
 
-type OptionKind = "value" | "switch" | "values";
-
 const BOARD: Readonly<Record<string, OptionKind>> = { board: "value" };
 
 /** The options each verb takes (`values`: may be given more than once). */
@@ -164,66 +163,15 @@ function usageError(
   });
 }
 
-/** What the words after a verb hold: words in order and options by name. */
-interface Scanned {
-  words: string[];
-  options: Map<string, string[]>;
-}
-
-/** Whether `token` is written as an option (`--all`, `-a`), not a word such as `-5`. */
-function looksLikeOption(token: string): boolean {
-  return /^--?[a-z]/i.test(token);
-}
-
 /** Reads the words and options after `verb`, refusing an option `verb` does not take. */
 function scan(verb: KanbanVerb, tokens: readonly string[], prefix: string): Scanned {
-  const known = OPTIONS[verb] ?? {};
-  const scanned: Scanned = { words: [], options: new Map() };
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i];
-    if (token === "--") {
-      scanned.words.push(...tokens.slice(i + 1));
-      break;
-    }
-    if (!looksLikeOption(token)) {
-      scanned.words.push(token);
-      continue;
-    }
-    const equals = token.indexOf("=");
-    const typed = equals < 0 ? token : token.slice(0, equals);
-    const name = typed.replace(/^--?/, "");
-    const kind = known[name];
-    if (kind === undefined) {
-      const names = Object.keys(known);
-      const near = closest(name, names);
-      const takes = names.length === 0
-        ? `; ${prefix} ${verb} takes no options`
-        : near
-        ? `; did you mean --${near}?`
-        : "";
-      throw usageError(verb, `Unknown option "${typed}" for ${verb}${takes}`, prefix, token);
-    }
-    if (kind === "switch") {
-      if (equals >= 0) {
-        throw usageError(verb, `Option --${name} takes no value (got "${token}")`, prefix, token);
-      }
-      scanned.options.set(name, ["yes"]);
-      continue;
-    }
-    let value: string;
-    if (equals >= 0) value = token.slice(equals + 1);
-    else {
-      const next = tokens[i + 1];
-      if (next === undefined || (next.startsWith("--") && next.length > 2)) {
-        throw usageError(verb, `Option --${name} needs a value`, prefix, token);
-      }
-      value = next;
-      i++;
-    }
-    const earlier = kind === "values" ? scanned.options.get(name) ?? [] : [];
-    scanned.options.set(name, [...earlier, value]);
-  }
-  return scanned;
+  return scanVerbArgs(
+    verb,
+    tokens,
+    OPTIONS[verb] ?? {},
+    prefix,
+    (message, token) => usageError(verb, message, prefix, token),
+  );
 }
 
 /** The one value of option `name`, if given. */

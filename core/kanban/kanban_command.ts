@@ -10,7 +10,7 @@
  */
 
 import { errorText, HeraldError } from "../errors.ts";
-import { splitArgs } from "../schedules/cron_command.ts";
+import { splitArgs } from "../_util/verb_args.ts";
 import {
   KANBAN_SYNOPSES,
   KANBAN_VERBS,
@@ -269,7 +269,16 @@ export async function runKanbanCommand(
 ): Promise<string> {
   const prefix = context.prefix ?? "/kanban";
   try {
-    const request = parseKanbanArgs(splitArgs(args), { prefix });
+    const request = parseKanbanArgs(
+      splitArgs(
+        args,
+        (message, token) =>
+          new HeraldError("kanban_usage", "usage", `${message}; close it`, {
+            details: { token },
+          }),
+      ),
+      { prefix },
+    );
     return (await runKanbanRequest(request, { chat: true, ...context, prefix })).text;
   } catch (error) {
     return errorText(error);

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { clipLine, textTable } from "../_util/verb_args.ts";
 import type { Board, TaskComment, TaskEvent, TaskRecord, TaskRun } from "./board.ts";
 import type { BoardStats, CreateTaskResult, DecomposeResult, TaskDetail } from "./service.ts";
 
@@ -14,24 +15,9 @@ export function stamp(at: number): string {
   return new Date(at).toISOString().replace("T", " ").slice(0, 19) + "Z";
 }
 
-/** The first line of `text`, shortened to `width` characters. */
-function clip(text: string, width: number): string {
-  const line = text.split("\n")[0];
-  return line.length > width ? `${line.slice(0, width - 3)}...` : line;
-}
-
-/** Rows as columns padded to their widest cell (the last column unpadded). */
-function table(rows: readonly (readonly string[])[]): string[] {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) =>
-    row.map((cell, column) => column === row.length - 1 ? cell : cell.padEnd(widths[column]))
-      .join("  ").trimEnd()
-  );
-}
-
 /** `t_1a2b3c4d "Write the docs"`. */
 export function taskLabel(task: TaskRecord): string {
-  return `${task.id} "${clip(task.title, 60)}"`;
+  return `${task.id} "${clipLine(task.title, 60)}"`;
 }
 
 /** The note when a requested assignee was rewritten, or undefined. */
@@ -68,10 +54,10 @@ export function listText(tasks: readonly TaskRecord[], prefix: string): string {
       task.status,
       String(task.priority),
       task.assignee,
-      clip(task.title, 60),
+      clipLine(task.title, 60),
     ]),
   ];
-  return table(rows).join("\n");
+  return textTable(rows).join("\n");
 }
 
 /** One event as a line of the log. */
@@ -100,7 +86,7 @@ function runLine(run: TaskRun): string {
     ? "running"
     : `${run.outcome ?? "ended"} ${stamp(run.ended_at)}`;
   return `  #${run.id}  ${stamp(run.started_at)}  ${ended}` +
-    (run.error ? `  ${clip(run.error, 120)}` : "");
+    (run.error ? `  ${clipLine(run.error, 120)}` : "");
 }
 
 /** One task in full: its fields, links, comments, runs and events. */
@@ -168,7 +154,7 @@ export function statsText(stats: BoardStats): string {
 
 /** The boards, one per line. */
 export function boardsText(boards: readonly Board[]): string {
-  return table([
+  return textTable([
     ["SLUG", "NAME", "CREATED"],
     ...boards.map((board) => [board.slug, board.name, stamp(board.created_at)]),
   ]).join("\n");

@@ -9,6 +9,7 @@
 
 import { closest } from "../_util/suggest.ts";
 import { HeraldError } from "../errors.ts";
+import { type OptionKind, type ScannedArgs as Scanned, scanVerbArgs } from "../_util/verb_args.ts";
 import type { JobChanges } from "./automations.ts";
 import type { NewJob } from "./jobs.ts";
 import { WEEKDAY_NAMES } from "./schedule.ts";
@@ -77,8 +78,6 @@ export interface CronParseOptions {
   prefix?: string;
 }
 
-type OptionKind = "value" | "switch" | "values";
-
 /** The options each verb takes (`values`: may be given more than once). */
 const OPTIONS: Readonly<Partial<Record<CronVerb, Readonly<Record<string, OptionKind>>>>> = {
   list: { all: "switch" },
@@ -120,69 +119,15 @@ function usageError(
   });
 }
 
-/** What the words after a verb hold: words in order and options by name. */
-interface Scanned {
-  words: string[];
-  options: Map<string, string[]>;
-}
-
-/** Whether `token` is written as an option (`--name`, `-a`), not a word such as `-5`. */
-function looksLikeOption(token: string): boolean {
-  return /^--?[a-z]/i.test(token);
-}
-
 /** Reads the words and options after `verb`, refusing an option `verb` does not take. */
 function scan(verb: CronVerb, tokens: readonly string[], prefix: string): Scanned {
-  const known = OPTIONS[verb] ?? {};
-  const scanned: Scanned = { words: [], options: new Map() };
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i];
-    if (token === "--") {
-      scanned.words.push(...tokens.slice(i + 1));
-      break;
-    }
-    if (!looksLikeOption(token)) {
-      scanned.words.push(token);
-      continue;
-    }
-    const equals = token.indexOf("=");
-    const name = (equals < 0 ? token : token.slice(0, equals)).replace(/^--?/, "");
-    const kind = known[name];
-    if (kind === undefined) {
-      const near = closest(name, Object.keys(known));
-      const takes = Object.keys(known).length > 0
-        ? near ? `; did you mean --${near}?` : ""
-        : `; ${prefix} ${verb} takes no options`;
-      throw usageError(
-        verb,
-        `Unknown option "${equals < 0 ? token : token.slice(0, equals)}" for ${verb}${takes}`,
-        prefix,
-        token,
-      );
-    }
-    if (kind === "switch") {
-      if (equals >= 0) {
-        throw usageError(verb, `Option --${name} takes no value (got "${token}")`, prefix, token);
-      }
-      scanned.options.set(name, ["yes"]);
-      continue;
-    }
-    let value: string | undefined;
-    if (equals >= 0) value = token.slice(equals + 1);
-    else {
-      const next = tokens[i + 1];
-      const isOption = next !== undefined && next.startsWith("--") &&
-        known[next.slice(2).split("=")[0]] !== undefined;
-      if (next === undefined || isOption) {
-        throw usageError(verb, `Option --${name} needs a value`, prefix, token);
-      }
-      value = next;
-      i++;
-    }
-    const earlier = kind === "values" ? scanned.options.get(name) ?? [] : [];
-    scanned.options.set(name, [...earlier, value]);
-  }
-  return scanned;
+  return scanVerbArgs(
+    verb,
+    tokens,
+    OPTIONS[verb] ?? {},
+    prefix,
+    (message, token) => usageError(verb, message, prefix, token),
+  );
 }
 
 /** The one value of option `name`, if given. */

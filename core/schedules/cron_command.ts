@@ -8,6 +8,7 @@
  * @module
  */
 
+import { splitArgs as splitWords } from "../_util/verb_args.ts";
 import { errorText, HeraldError } from "../errors.ts";
 import type { Automations } from "./automations.ts";
 import {
@@ -80,45 +81,13 @@ export interface CronCommandContext {
  * @throws HeraldError `cron_usage` for a quote that is not closed.
  */
 export function splitArgs(text: string): string[] {
-  const words: string[] = [];
-  let word: string | undefined;
-  let quote: '"' | "'" | undefined;
-  let opened = 0;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (quote !== undefined) {
-      if (char === quote) quote = undefined;
-      else if (quote === '"' && char === "\\" && (text[i + 1] === '"' || text[i + 1] === "\\")) {
-        word += text[++i];
-      } else word += char;
-      continue;
-    }
-    if (/\s/.test(char)) {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else if (char === "\\" && i + 1 < text.length && /["'\\\s]/.test(text[i + 1])) {
-      word = (word ?? "") + text[++i];
-    } else if ((char === '"' || char === "'") && word === undefined) {
-      quote = char;
-      opened = i;
-      word = "";
-    } else {
-      word = (word ?? "") + char;
-    }
-  }
-  if (quote !== undefined) {
-    const from = text.slice(opened, opened + 30);
-    throw new HeraldError(
+  return splitWords(text, (message, token) =>
+    new HeraldError(
       "cron_usage",
       "usage",
-      `The ${quote === '"' ? "double" : "single"} quote at ${from}${
-        text.length - opened > 30 ? "..." : ""
-      } is not closed; close it, as in create "every monday 9am" Check the backlog`,
-      { details: { token: from } },
-    );
-  }
-  if (word !== undefined) words.push(word);
-  return words;
+      `${message}; close it, as in create "every monday 9am" Check the backlog`,
+      { details: { token } },
+    ));
 }
 
 /**

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { clipLine, textTable } from "../_util/verb_args.ts";
 import { humanSchedule, wallTime } from "./words.ts";
 import type { CronStatus, JobRunEntry, RunReport } from "./automations.ts";
 import type { JobRecord } from "./jobs.ts";
@@ -45,21 +46,6 @@ export function upcomingRuns(job: JobRecord, count: number): number[] {
     next = nextRunAfter(job.schedule, next, { timeZone: job.time_zone, anchor: job.created_at });
   }
   return runs;
-}
-
-/** `Name` shortened to `width` characters. */
-function clip(text: string, width: number): string {
-  const line = text.split("\n")[0];
-  return line.length > width ? `${line.slice(0, width - 3)}...` : line;
-}
-
-/** Rows as columns padded to their widest cell (the last column unpadded). */
-function table(rows: readonly (readonly string[])[]): string[] {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) =>
-    row.map((cell, column) => column === row.length - 1 ? cell : cell.padEnd(widths[column]))
-      .join("  ").trimEnd()
-  );
 }
 
 /** `job_ab12cd34 "Morning brief"`. */
@@ -104,8 +90,8 @@ export function listText(
     ["ID", "NAME", "SCHEDULE", "STATE", "NEXT RUN", "LAST"],
     ...jobs.map((job) => [
       job.id,
-      clip(job.name, 32),
-      clip(job.schedule.text, 28),
+      clipLine(job.name, 32),
+      clipLine(job.schedule.text, 28),
       job.state,
       job.state === "scheduled" && job.next_run_at !== null
         ? zonedTime(job.next_run_at, job.time_zone)
@@ -113,7 +99,7 @@ export function listText(
       job.last_status ?? "-",
     ]),
   ];
-  const lines = table(rows);
+  const lines = textTable(rows);
   if (hiddenNote) lines.push(`(${hiddenNote})`);
   return lines.join("\n");
 }
@@ -131,7 +117,7 @@ function runLine(run: JobRunEntry, timeZone: string): string {
     ? ` (planned ${zonedTime(run.planned_at, timeZone)})`
     : "";
   return `  ${zonedTime(run.at, timeZone)}  ${run.status}  delivered: ${run.delivered}` +
-    (run.error ? `  error: ${clip(run.error, 120)}` : "") + late;
+    (run.error ? `  error: ${clipLine(run.error, 120)}` : "") + late;
 }
 
 /** One job in full: every field that matters, its next runs and its last runs. */
