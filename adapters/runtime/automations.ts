@@ -19,7 +19,7 @@ import type { Automations, JobRecord, TickReport } from "../../core/schedules/mo
 import { judgeCommand } from "../../core/tools/command_guard.ts";
 import type { ApprovalSurface } from "../../core/tools/approval_policy.ts";
 import {
-  cronSettings,
+  cronSettingsOf,
   type JobExecutor,
   profileAutomations,
   tickProfile,
@@ -153,8 +153,9 @@ export function createJobExecutor(paths: ProfilePaths, options: JobExecutorOptio
   const log = options.log ?? (() => {});
   const profile = openProfileContext(paths, options.env);
   return async (job: JobRecord, plannedAt: number) => {
-    const settings = await cronSettings(profile);
+    // One read of config.yaml per run: the cron settings and what the script inherits.
     const { config, credentials } = await loadExpandedConfig(profile);
+    const settings = cronSettingsOf(config);
     return await executeJob(job, plannedAt, {
       now: Date.now,
       wrapResponse: settings.wrapResponse,

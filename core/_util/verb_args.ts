@@ -7,6 +7,7 @@
  * @module
  */
 
+import { HeraldError } from "../errors.ts";
 import { closest } from "./suggest.ts";
 
 /** How an option takes its value: none (`--all`), one (`--name N`), or repeated (`--skill a --skill b`). */
@@ -62,6 +63,38 @@ export function splitArgs(text: string, fail: ArgsFailure): string[] {
   }
   if (word !== undefined) words.push(word);
   return words;
+}
+
+/** A command family's words: its error code, its verbs and each verb's synopsis. */
+export interface VerbFamily {
+  code: string;
+  verbs: readonly string[];
+  synopses: Readonly<Record<string, string>>;
+}
+
+/**
+ * The family's usage error: `message`, then the verb's usage line (or the
+ * verbs, when none was read), naming the `token` at fault.
+ */
+export function verbUsageError(
+  family: VerbFamily,
+  verb: string | undefined,
+  message: string,
+  prefix: string,
+  token?: string,
+): HeraldError {
+  const usage = verb
+    ? `Usage: ${prefix} ${family.synopses[verb]}`
+    : `Verbs: ${family.verbs.join(", ")} (${prefix} help explains them)`;
+  const stop = /[.?!]$/.test(message) ? "" : ".";
+  return new HeraldError(family.code, "usage", `${message}${stop} ${usage}`, {
+    details: token === undefined ? {} : { token },
+  });
+}
+
+/** The last value of option `name`, if given. */
+export function lastOption(scanned: ScannedArgs, name: string): string | undefined {
+  return scanned.options.get(name)?.at(-1);
 }
 
 /** Whether `token` is written as an option (`--name`, `-a`), not a word such as `-5`. */

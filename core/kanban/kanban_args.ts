@@ -9,7 +9,13 @@
 
 import { closest } from "../_util/suggest.ts";
 import { HeraldError } from "../errors.ts";
-import { type OptionKind, type ScannedArgs as Scanned, scanVerbArgs } from "../_util/verb_args.ts";
+import {
+  lastOption,
+  type OptionKind,
+  type ScannedArgs as Scanned,
+  scanVerbArgs,
+  verbUsageError,
+} from "../_util/verb_args.ts";
 import { TASK_ID_PATTERN, TASK_STATUSES, type TaskStatus } from "./board.ts";
 import { parseBoardSlug } from "./rules.ts";
 import type { CreateTaskInput } from "./service.ts";
@@ -148,19 +154,15 @@ const NEEDS: Readonly<Partial<Record<KanbanVerb, string>>> = {
   archive: "a task id",
 };
 
+const FAMILY = { code: "kanban_usage", verbs: KANBAN_VERBS, synopses: KANBAN_SYNOPSES };
+
 function usageError(
   verb: KanbanVerb | undefined,
   message: string,
   prefix: string,
   token?: string,
 ): HeraldError {
-  const usage = verb
-    ? `Usage: ${prefix} ${KANBAN_SYNOPSES[verb]}`
-    : `Verbs: ${KANBAN_VERBS.join(", ")} (${prefix} help explains them)`;
-  const stop = /[.?!]$/.test(message) ? "" : ".";
-  return new HeraldError("kanban_usage", "usage", `${message}${stop} ${usage}`, {
-    details: token === undefined ? {} : { token },
-  });
+  return verbUsageError(FAMILY, verb, message, prefix, token);
 }
 
 /** Reads the words and options after `verb`, refusing an option `verb` does not take. */
@@ -172,11 +174,6 @@ function scan(verb: KanbanVerb, tokens: readonly string[], prefix: string): Scan
     prefix,
     (message, token) => usageError(verb, message, prefix, token),
   );
-}
-
-/** The one value of option `name`, if given. */
-function one(scanned: Scanned, name: string): string | undefined {
-  return scanned.options.get(name)?.at(-1);
 }
 
 /** A whole number from `min`, or a usage error naming the option and the value. */
@@ -222,7 +219,7 @@ function boardSlug(value: string, verb: KanbanVerb, prefix: string): string {
 
 /** The `--board` option, when given. */
 function boardOption(scanned: Scanned, verb: KanbanVerb, prefix: string): { board?: string } {
-  const value = one(scanned, "board");
+  const value = lastOption(scanned, "board");
   return value === undefined ? {} : { board: boardSlug(value, verb, prefix) };
 }
 
@@ -238,9 +235,9 @@ function parseCreate(scanned: Scanned, prefix: string): KanbanRequest {
     title: text(scanned.words, "A task's title", "create", prefix),
     ...boardOption(scanned, "create", prefix),
   };
-  const body = one(scanned, "body");
+  const body = lastOption(scanned, "body");
   if (body !== undefined) input.body = body;
-  const assignee = one(scanned, "assignee");
+  const assignee = lastOption(scanned, "assignee");
   if (assignee !== undefined) {
     if (assignee.trim() === "") {
       throw usageError("create", "--assignee cannot be empty; name a profile", prefix);
@@ -250,18 +247,18 @@ function parseCreate(scanned: Scanned, prefix: string): KanbanRequest {
   const parents = scanned.options.get("parent");
   if (parents) input.parents = parents.map((id) => taskId(id, "create", prefix));
   if (scanned.options.has("triage")) input.triage = true;
-  const priority = one(scanned, "priority");
+  const priority = lastOption(scanned, "priority");
   if (priority !== undefined) {
     input.priority = wholeNumber(priority, "priority", -Infinity, "create", prefix);
   }
-  const key = one(scanned, "idempotency-key");
+  const key = lastOption(scanned, "idempotency-key");
   if (key !== undefined) {
     if (key.trim() === "") {
       throw usageError("create", "--idempotency-key cannot be empty", prefix);
     }
     input.idempotencyKey = key.trim();
   }
-  const retries = one(scanned, "max-retries");
+  const retries = lastOption(scanned, "max-retries");
   if (retries !== undefined) {
     input.maxRetries = wholeNumber(retries, "max-retries", 0, "create", prefix);
   }
@@ -274,7 +271,7 @@ function parseList(scanned: Scanned, prefix: string): KanbanRequest {
     all: scanned.options.has("all"),
     ...boardOption(scanned, "list", prefix),
   };
-  const status = one(scanned, "status");
+  const status = lastOption(scanned, "status");
   if (status !== undefined) {
     const wanted = status.trim().toLowerCase();
     if (!(TASK_STATUSES as readonly string[]).includes(wanted)) {
@@ -289,7 +286,7 @@ function parseList(scanned: Scanned, prefix: string): KanbanRequest {
     }
     request.status = wanted as TaskStatus;
   }
-  const assignee = one(scanned, "assignee");
+  const assignee = lastOption(scanned, "assignee");
   if (assignee !== undefined) request.assignee = assignee.trim().toLowerCase();
   return request;
 }
@@ -346,11 +343,11 @@ function parseVerb(verb: Exclude<KanbanVerb, "help">, scanned: Scanned, prefix: 
     case "comment":
       return { verb, id: id(0), text: text(words.slice(1), "A comment", verb, prefix) };
     case "complete":
-      return { verb, id: id(0), result: one(scanned, "result") ?? "" };
+      return { verb, id: id(0), result: lastOption(scanned, "result") ?? "" };
     case "block":
       return { verb, id: id(0), reason: text(words.slice(1), "A block reason", verb, prefix) };
     case "tail": {
-      const since = one(scanned, "since");
+      const since = lastOption(scanned, "since");
       return {
         verb,
         ...(words[0] === undefined ? {} : { id: id(0) }),
@@ -376,8 +373,8 @@ function parseVerb(verb: Exclude<KanbanVerb, "help">, scanned: Scanned, prefix: 
       return all ? { verb, ...boardOption(scanned, verb, prefix) } : { verb, id: id(0) };
     }
     case "dispatch": {
-      const max = one(scanned, "max");
-      const limit = one(scanned, "failure-limit");
+      const max = lastOption(scanned, "max");
+      const limit = lastOption(scanned, "failure-limit");
       return {
         verb,
         dryRun: scanned.options.has("dry-run"),

@@ -9,7 +9,13 @@
 
 import { closest } from "../_util/suggest.ts";
 import { HeraldError } from "../errors.ts";
-import { type OptionKind, type ScannedArgs as Scanned, scanVerbArgs } from "../_util/verb_args.ts";
+import {
+  lastOption,
+  type OptionKind,
+  type ScannedArgs as Scanned,
+  scanVerbArgs,
+  verbUsageError,
+} from "../_util/verb_args.ts";
 import type { JobChanges } from "./automations.ts";
 import type { NewJob } from "./jobs.ts";
 import { WEEKDAY_NAMES } from "./schedule.ts";
@@ -104,19 +110,15 @@ const OPTIONS: Readonly<Partial<Record<CronVerb, Readonly<Record<string, OptionK
   },
 };
 
+const FAMILY = { code: "cron_usage", verbs: CRON_VERBS, synopses: CRON_SYNOPSES };
+
 function usageError(
   verb: CronVerb | undefined,
   message: string,
   prefix: string,
   token?: string,
 ): HeraldError {
-  const usage = verb
-    ? `Usage: ${prefix} ${CRON_SYNOPSES[verb]}`
-    : `Verbs: ${CRON_VERBS.join(", ")} (${prefix} help explains them)`;
-  const stop = /[.?!]$/.test(message) ? "" : ".";
-  return new HeraldError("cron_usage", "usage", `${message}${stop} ${usage}`, {
-    details: token === undefined ? {} : { token },
-  });
+  return verbUsageError(FAMILY, verb, message, prefix, token);
 }
 
 /** Reads the words and options after `verb`, refusing an option `verb` does not take. */
@@ -128,11 +130,6 @@ function scan(verb: CronVerb, tokens: readonly string[], prefix: string): Scanne
     prefix,
     (message, token) => usageError(verb, message, prefix, token),
   );
-}
-
-/** The one value of option `name`, if given. */
-function one(scanned: Scanned, name: string): string | undefined {
-  return scanned.options.get(name)?.at(-1);
 }
 
 /** A repeat count: a whole number from 1, `once`, or `forever` (null). */
@@ -215,16 +212,16 @@ function parseCreate(scanned: Scanned, prefix: string): CronRequest {
   const input: NewJob = { schedule };
   const text = prompt.join(" ").trim();
   if (text !== "") input.prompt = text;
-  const name = one(scanned, "name");
+  const name = lastOption(scanned, "name");
   if (name !== undefined) input.name = name;
   const skills = scanned.options.get("skill");
   if (skills) input.skills = skills;
-  const script = one(scanned, "script");
+  const script = lastOption(scanned, "script");
   if (script !== undefined) input.script = script;
   if (scanned.options.has("script-only")) input.scriptOnly = true;
-  const deliver = one(scanned, "deliver");
+  const deliver = lastOption(scanned, "deliver");
   if (deliver !== undefined) input.deliver = deliver;
-  const repeat = one(scanned, "repeat");
+  const repeat = lastOption(scanned, "repeat");
   if (repeat !== undefined) {
     const times = readRepeat(repeat, "create", prefix, true);
     if (times !== null) input.repeat = times;
@@ -235,7 +232,7 @@ function parseCreate(scanned: Scanned, prefix: string): CronRequest {
 function parseEdit(scanned: Scanned, prefix: string): CronRequest {
   const ref = jobRef("edit", scanned.words, prefix);
   const changes: JobChanges = {};
-  const text = (name: string) => one(scanned, name);
+  const text = (name: string) => lastOption(scanned, name);
   if (text("schedule") !== undefined) changes.schedule = text("schedule");
   if (text("prompt") !== undefined) changes.prompt = text("prompt");
   if (text("name") !== undefined) changes.name = text("name");

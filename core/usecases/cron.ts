@@ -29,6 +29,7 @@ import {
   type TickReport,
 } from "../schedules/mod.ts";
 import { JobDelivery } from "../schedules/jobs.ts";
+import type { HeraldConfig } from "../config/schema.ts";
 import { loadExpandedConfig } from "./config.ts";
 import type { ProfileContext } from "./ports.ts";
 
@@ -63,20 +64,20 @@ function machineTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 }
 
-/** The cron settings of `profile` (config `timezone` and `cron.*`), defaults filled. */
-export async function cronSettings(
-  profile: ProfileContext,
+/** The cron settings a profile's config gives (`timezone` and `cron.*`), defaults filled. */
+export interface CronSettings {
+  timeZone: string;
+  wrapResponse: boolean;
+  catchUp: "run_once" | "skip";
+  scriptTimeoutMs: number;
+  runTimeoutMs: number;
+}
+
+/** The cron settings in `config` (already loaded). */
+export function cronSettingsOf(
+  config: HeraldConfig,
   machineZone: () => string = machineTimeZone,
-): Promise<
-  {
-    timeZone: string;
-    wrapResponse: boolean;
-    catchUp: "run_once" | "skip";
-    scriptTimeoutMs: number;
-    runTimeoutMs: number;
-  }
-> {
-  const { config } = await loadExpandedConfig(profile);
+): CronSettings {
   return {
     timeZone: config.timezone ?? machineZone(),
     wrapResponse: config.cron.wrap_response,
@@ -84,6 +85,14 @@ export async function cronSettings(
     scriptTimeoutMs: config.cron.script_timeout * 1000,
     runTimeoutMs: config.cron.run_timeout * 1000,
   };
+}
+
+/** The cron settings of `profile`, its config read now. */
+export async function cronSettings(
+  profile: ProfileContext,
+  machineZone: () => string = machineTimeZone,
+): Promise<CronSettings> {
+  return cronSettingsOf((await loadExpandedConfig(profile)).config, machineZone);
 }
 
 /** The order jobs are listed in: scheduled by next run, then paused, then completed. */
