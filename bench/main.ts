@@ -18,7 +18,9 @@
  * (bench/cron_tick.ts): `BENCH_CRON_JOBS` (default 10,000), `BENCH_CRON_DUE`
  * (5), `BENCH_CRON_RUNS` (100); alone: `deno run -A bench/cron_tick.ts`. The
  * kanban decomposition commit (bench/kanban_decompose.ts): `BENCH_KANBAN_NODES`
- * (50), `BENCH_KANBAN_RUNS` (100); alone: `deno run -A bench/kanban_decompose.ts`.
+ * (50), `BENCH_KANBAN_RUNS` (100); alone: `deno run -A bench/kanban_decompose.ts`;
+ * kanban dispatcher tick (bench/kanban_dispatch.ts): `BENCH_KANBAN_TASKS` (10000),
+ * `BENCH_KANBAN_TICKS` (100); alone: `deno run -A bench/kanban_dispatch.ts`.
  *
  * @module
  */
@@ -36,6 +38,7 @@ import { uiReport } from "./ui.ts";
 import { gatewayBenchSizes, gatewayReport } from "./gateway.ts";
 import { cronTickReport, cronTickSizes } from "./cron_tick.ts";
 import { kanbanDecomposeReport, kanbanDecomposeSizes } from "./kanban_decompose.ts";
+import { kanbanDispatchReport, kanbanDispatchSizes } from "./kanban_dispatch.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
@@ -164,6 +167,8 @@ console.log(await gatewayReport(gatewayBenchSizes(), `${today}, ${machine}`));
 console.log(await cronTickReport(cronTickSizes(), `${today}, ${machine}`));
 
 console.log(await kanbanDecomposeReport(kanbanDecomposeSizes(), `${today}, ${machine}`));
+
+console.log(await kanbanDispatchReport(kanbanDispatchSizes(), `${today}, ${machine}`));
 
 const compression = await benchCompression(compressionMessages);
 console.log([

@@ -95,12 +95,35 @@ export const KANBAN_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX task_runs_task ON task_runs (task_id, id);
     `,
   },
+  {
+    version: 2,
+    name: "dispatcher_block_kinds_subscriptions",
+    sql: `
+      ALTER TABLE tasks ADD COLUMN block_kind TEXT;
+      ALTER TABLE tasks ADD COLUMN block_recurrences INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE tasks ADD COLUMN last_failure_error TEXT;
+      CREATE INDEX tasks_status ON tasks (status, priority DESC, created_at);
+
+      CREATE TABLE task_subscriptions (
+        task_id    TEXT NOT NULL,
+        platform   TEXT NOT NULL,
+        chat_id    TEXT NOT NULL,
+        thread_id  TEXT NOT NULL DEFAULT '',
+        profile    TEXT NOT NULL,
+        last_seq   INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (task_id, platform, chat_id, thread_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX task_subscriptions_profile ON task_subscriptions (profile);
+    `,
+  },
 ];
 
 /** The task columns, in the order of core's TaskRecord. */
 export const TASK_COLUMNS = "id, board, title, body, assignee, status, priority, created_by, " +
   "created_at, updated_at, started_at, completed_at, idempotency_key, max_retries, " +
-  "consecutive_failures, claim_lock, claim_expires, worker_pid, heartbeat_at, result";
+  "consecutive_failures, claim_lock, claim_expires, worker_pid, heartbeat_at, result, " +
+  "block_kind, block_recurrences, last_failure_error";
 
 /** A row of `task_events` as stored (payload is JSON text). */
 export interface EventRow {

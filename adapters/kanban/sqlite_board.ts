@@ -26,10 +26,23 @@ import {
   type TaskRecord,
   type TaskRun,
   type TaskStatus,
+  type TaskSubscription,
 } from "../../core/kanban/mod.ts";
 import { checkNewTask, refuseUnless, requireBoard, required } from "./_checks.ts";
 import { markBoardRemoved, refuseDefaultBoard, selectBoards, upsertBoard } from "./_boards.ts";
 import { writeDecomposition } from "./_decompose.ts";
+import {
+  requireClaim,
+  writeAttemptEnd,
+  writeBlock,
+  writeClaimExtension,
+  writeEdit,
+  writeMove,
+  writePromotions,
+  writeSubscription,
+  writeSubscriptionCursor,
+  writeWorker,
+} from "./_lifecycle.ts";
 import { immediate, migrate, openDatabase, toStoreError } from "../sqlite/mod.ts";
 import { type EventRow, KANBAN_MIGRATIONS, plain, plainAll, TASK_COLUMNS } from "./_schema.ts";
 import {
@@ -148,9 +161,15 @@ export function openSqliteBoard(dbPath: string, options: SqliteBoardOptions = {}
           args.push(filter.assignee);
         }
         const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+        let limit = "";
+        if (filter.limit !== undefined) {
+          limit = " LIMIT ?";
+          args.push(Math.max(0, Math.floor(filter.limit)));
+        }
         return plainAll<TaskRecord>(
           db.prepare(
-            `SELECT ${TASK_COLUMNS} FROM tasks ${clause} ORDER BY priority DESC, created_at, id`,
+            `SELECT ${TASK_COLUMNS} FROM tasks ${clause} ORDER BY priority DESC, created_at, id` +
+              limit,
           ).all(...args),
         );
       }),
@@ -164,6 +183,25 @@ export function openSqliteBoard(dbPath: string, options: SqliteBoardOptions = {}
           ).all(taskId, taskId),
         )
       ),
+
+    linkCounts: async (board) => {
+      const slug = parseBoardSlug(board);
+      return await use((db) => {
+        const counts = new Map<string, { parents: number; children: number }>();
+        const rows = db.prepare(
+          "SELECT l.child_id AS id, 'parents' AS side, count(*) AS n FROM task_links l " +
+            "JOIN tasks t ON t.id = l.child_id WHERE t.board = ? GROUP BY l.child_id " +
+            "UNION ALL SELECT l.parent_id, 'children', count(*) FROM task_links l " +
+            "JOIN tasks t ON t.id = l.parent_id WHERE t.board = ? GROUP BY l.parent_id",
+        ).all(slug, slug) as { id: string; side: "parents" | "children"; n: number }[];
+        for (const row of rows) {
+          const entry = counts.get(row.id) ?? { parents: 0, children: 0 };
+          entry[row.side] = row.n;
+          counts.set(row.id, entry);
+        }
+        return counts;
+      });
+    },
 
     link: (parentId, childId) =>
       write((db, at) => {
@@ -268,13 +306,15 @@ export function openSqliteBoard(dbPath: string, options: SqliteBoardOptions = {}
       });
     },
 
-    complete: (id, result) =>
+    complete: (id, result, options = {}) =>
       write((db, at) => {
         const task = requireTask(db, id);
+        if (options.lock !== undefined) requireClaim(task, options.lock);
         refuseUnless(task, ["running", "ready", "blocked"], "completed");
         db.prepare(
           "UPDATE tasks SET status = 'done', result = ?, completed_at = ?, updated_at = ?, " +
-            "consecutive_failures = 0 WHERE id = ?",
+            "consecutive_failures = 0, block_kind = NULL, block_recurrences = 0, " +
+            "last_failure_error = NULL WHERE id = ?",
         ).run(result, at, at, id);
         clearClaim(db, id);
         closeOpenRun(db, id, "completed", at);
@@ -283,18 +323,7 @@ export function openSqliteBoard(dbPath: string, options: SqliteBoardOptions = {}
         return { task: requireTask(db, id), promoted };
       }),
 
-    block: async (id, reason) => {
-      const why = required(reason, "A block reason");
-      return await write((db, at) => {
-        const task = requireTask(db, id);
-        refuseUnless(task, ["triage", "todo", "ready", "running"], "blocked");
-        setStatus(db, id, "blocked", at);
-        clearClaim(db, id);
-        closeOpenRun(db, id, "blocked", at, why);
-        addEvent(db, id, "blocked", { reason: why, source_status: task.status }, at);
-        return requireTask(db, id);
-      });
-    },
+    block: (id, reason, options = {}) => write((db, at) => writeBlock(db, id, reason, options, at)),
 
     unblock: (id) =>
       write((db, at) => {
@@ -302,7 +331,8 @@ export function openSqliteBoard(dbPath: string, options: SqliteBoardOptions = {}
         refuseUnless(task, ["blocked"], "unblocked");
         const status: TaskStatus = parentsFinished(db, id) ? "ready" : "todo";
         db.prepare(
-          "UPDATE tasks SET status = ?, consecutive_failures = 0, updated_at = ? WHERE id = ?",
+          "UPDATE tasks SET status = ?, consecutive_failures = 0, last_failure_error = NULL, " +
+            "updated_at = ? WHERE id = ?",
         ).run(status, at, id);
         addEvent(db, id, "unblocked", { status }, at);
         return requireTask(db, id);
@@ -343,16 +373,52 @@ export function openSqliteBoard(dbPath: string, options: SqliteBoardOptions = {}
         return true;
       }),
 
-    heartbeat: (id, lock, expiresAt) =>
+    heartbeat: (id, lock, expiresAt, note) =>
       write((db, at) => {
         const held = db.prepare(
           "UPDATE tasks SET claim_expires = ?, heartbeat_at = ?, updated_at = ? " +
             "WHERE id = ? AND status = 'running' AND claim_lock = ?",
         ).run(expiresAt, at, at, id, lock);
         if (held.changes !== 1) return false;
-        addEvent(db, id, "heartbeat", { expires: expiresAt }, at);
+        addEvent(db, id, "heartbeat", {
+          expires: expiresAt,
+          ...(note?.trim() ? { note: note.trim().slice(0, 500) } : {}),
+        }, at);
         return true;
       }),
+
+    recordWorker: (id, lock, pid) => write((db, at) => writeWorker(db, id, lock, pid, at)),
+
+    extendClaim: (id, lock, expiresAt, reason) =>
+      write((db, at) => writeClaimExtension(db, id, lock, expiresAt, reason, at)),
+
+    endAttempt: (id, end) => write((db, at) => writeAttemptEnd(db, id, end, at)),
+
+    promoteReady: async (board) => {
+      const slug = board === undefined ? undefined : parseBoardSlug(board);
+      return await write((db, at) => writePromotions(db, slug, at));
+    },
+
+    edit: (id, changes) => write((db, at) => writeEdit(db, id, changes, at)),
+
+    move: (id, to, actor) => write((db, at) => writeMove(db, id, to, actor, at)),
+
+    subscribe: (subscription) => write((db, at) => writeSubscription(db, subscription, at)),
+
+    subscriptions: (profile) =>
+      use((db) =>
+        plainAll<TaskSubscription>(
+          (profile === undefined
+            ? db.prepare("SELECT * FROM task_subscriptions ORDER BY created_at, task_id")
+            : db.prepare(
+              "SELECT * FROM task_subscriptions WHERE profile = ? ORDER BY created_at, task_id",
+            ))
+            .all(...(profile === undefined ? [] : [profile])),
+        )
+      ),
+
+    advanceSubscription: (key, seq, done) =>
+      write((db) => writeSubscriptionCursor(db, key, seq, done)),
 
     commitDecomposition: (plan) => write((db, at) => writeDecomposition(db, plan, at)),
 

@@ -38,6 +38,7 @@ import { sendMessage } from "../../core/usecases/send.ts";
 import { openCheckpointStore } from "../checkpoints/mod.ts";
 import { ensureProfileHome, type ProfilePaths, rootOf } from "../home/mod.ts";
 import { kanbanOpener } from "./kanban.ts";
+import { kanbanWorkerToolset } from "./kanban_worker_tools.ts";
 import { createChainClient, createModelClient, keyPoolRegistry } from "../models/mod.ts";
 import { loadPlugins } from "../plugins/load.ts";
 import { createSkillCatalog, createSkillTools } from "../skills/mod.ts";
@@ -158,6 +159,8 @@ export async function openAgentRuntime(
     ? undefined
     : options.automations ?? profileAutomations(profile);
   const store = openStateStore(paths.stateDb);
+  // The kanban worker tools, only in a process started on a task (HERALD_KANBAN_TASK).
+  const kanbanWorker = kanbanWorkerToolset(paths, options.env, config);
   const tools = new ToolRegistry([
     // Commands get the child allowlist plus the names the profile passes on.
     ...builtinTools({
@@ -176,6 +179,7 @@ export async function openAgentRuntime(
       sendMessage(profile, target, message, { signal, protectFiles: true, knownTargetsOnly: true })
     ),
     ...(automations ? [createCronjobTool(automations, {})] : []),
+    ...(kanbanWorker?.tools ?? []),
   ]);
   const systemPrompt = buildSystemPrompt({
     cwd: options.cwd,
@@ -258,6 +262,7 @@ export async function openAgentRuntime(
       Promise.resolve().then(() => AgentSession.resume(sessionOptions, sessionId)),
     async close() {
       store.close();
+      await kanbanWorker?.close();
       await pools.flush();
     },
   };

@@ -35,6 +35,7 @@ import { spawnProcessGroup } from "../process/spawn_group.ts";
 import { type GatewayFiles, gatewayFiles, processGroupOf } from "../channels/gateway_files.ts";
 import { composeGateway, type GatewayComposeOptions } from "./gateway.ts";
 import { type CronTicker, startCronTicker } from "./automations.ts";
+import { type KanbanDispatcherLoop, startKanbanDispatcher } from "./kanban_dispatcher.ts";
 
 /** The variable `herald gateway start` sets so its child's state can be told apart. */
 export const LAUNCH_ID_ENV = "HERALD_GATEWAY_LAUNCH_ID";
@@ -176,6 +177,7 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
     };
     const writer = live.writer = new StateWriter(files, record, options.log);
     let ticker: CronTicker | undefined;
+    let dispatcher: KanbanDispatcherLoop | undefined;
     const heartbeat = setInterval(() => {
       void writer.write();
       // A long-lived process: give the allocator's freed pages back (see lean_memory.ts).
@@ -187,6 +189,11 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
         await gateway.runner.start();
         // Scheduled jobs tick here every minute; the first tick catches up what was missed.
         ticker = startCronTicker(paths, options.env, { log });
+        // The kanban dispatcher ticks here too: it starts workers for ready tasks.
+        dispatcher = await startKanbanDispatcher(paths, options.env, { log }).catch((error) => {
+          log(`kanban: the dispatcher did not start: ${errorText(error)}`);
+          return undefined;
+        });
         phase = "running";
         const platforms = gateway.status().platforms;
         options.log(
@@ -205,7 +212,7 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
       phase = "stopping";
       options.log("stopping");
       await writer.write();
-      await Promise.all([ticker?.stop(), gateway.runner.stop()]);
+      await Promise.all([ticker?.stop(), dispatcher?.stop(), gateway.runner.stop()]);
     } finally {
       clearInterval(heartbeat);
       writer.cancel();

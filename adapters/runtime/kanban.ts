@@ -24,6 +24,9 @@ import {
 import { kanbanDbPath, openProfileHome, type ProfilePaths } from "../home/mod.ts";
 import { openSqliteBoard } from "../kanban/mod.ts";
 import { createModelClient } from "../models/mod.ts";
+import type { DispatchSettings } from "../../core/kanban/dispatch.ts";
+import type { HeraldConfig } from "../../core/config/mod.ts";
+import type { WorkerSupervisor } from "./kanban_supervisor.ts";
 import { openProfileContext } from "./profile_context.ts";
 
 /** The auxiliary slot the decomposer asks. */
@@ -33,7 +36,12 @@ export const KANBAN_DECOMPOSER_TASK = "kanban_decomposer";
 export interface OpenKanbanOptions {
   /** The clock (tests pass a fake one). */
   now?: () => number;
+  /** Starts and watches workers: given where the dispatcher runs (the gateway, `herald kanban dispatch`). */
+  supervisor?: WorkerSupervisor;
 }
+
+/** A live worker past its claim keeps it while its last heartbeat is at most this old (ms). */
+const HEARTBEAT_STALE_FLOOR_MS = 3_600_000;
 
 /**
  * Opens the board for the profile at `paths` under the Herald `root`
@@ -113,6 +121,7 @@ export async function openKanban(
       throw error;
     }
   }
+  const supervisor = options.supervisor;
   return {
     board,
     actor: paths.name,
@@ -120,6 +129,31 @@ export async function openKanban(
     settings,
     now,
     decomposer: hasDecomposer ? decomposer : null,
+    ...(supervisor
+      ? {
+        dispatcher: {
+          newLock: () => supervisor.newLock(),
+          workerAlive: (lock, pid) => supervisor.workerAlive(lock, pid),
+          stopWorker: (lock, pid) => supervisor.stopWorker(lock, pid),
+          spawn: (task, lock) => supervisor.spawn(task, lock),
+          watched: () => supervisor.watched(),
+          settings: async () => dispatchSettingsOf((await config()).config.kanban),
+        },
+      }
+      : {}),
+  };
+}
+
+/** The dispatcher's settings from config `kanban.*`. */
+export function dispatchSettingsOf(kanban: HeraldConfig["kanban"]): DispatchSettings {
+  const claimTtlMs = kanban.claim_ttl_seconds * 1000;
+  return {
+    failureLimit: kanban.failure_limit,
+    claimTtlMs,
+    heartbeatStaleMs: Math.max(HEARTBEAT_STALE_FLOOR_MS, 2 * claimTtlMs),
+    autoDecompose: kanban.auto_decompose,
+    autoDecomposePerTick: kanban.auto_decompose_per_tick,
+    maxInProgress: kanban.max_in_progress,
   };
 }
 

@@ -20,6 +20,9 @@ import {
 import { eventLine } from "../../core/kanban/kanban_text.ts";
 import { kanbanService } from "../../core/usecases/kanban.ts";
 import { kanbanOpener, openKanban } from "../../adapters/runtime/kanban.ts";
+import { runKanbanWorker } from "../../adapters/runtime/kanban_worker.ts";
+import { HeraldError } from "../../core/errors.ts";
+import { createWorkerSupervisor } from "../../adapters/runtime/kanban_supervisor.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 
@@ -42,6 +45,7 @@ Examples:
   herald kanban link t_1a2b3c4d t_5e6f7a8b
   herald kanban complete t_1a2b3c4d --result "Notes in docs/RELEASE.md"
   herald kanban tail --follow
+The dispatcher runs each claimed task as \`herald -p <assignee> kanban work <id>\`.
 The board is shared by every profile; the same commands work in a chat as /kanban ...
 `;
 
@@ -68,6 +72,47 @@ async function follow(
   }
 }
 
+/**
+ * `kanban work <id>`: one worker attempt at a task the dispatcher claimed
+ * (adapters/runtime/kanban_worker.ts); it needs the claim in
+ * `HERALD_KANBAN_CLAIM`. Exit 1 when the attempt failed.
+ */
+async function work(c: CliContext, args: readonly string[], json: boolean): Promise<void> {
+  const [taskId, ...rest] = args;
+  if (!taskId || rest.length > 0) {
+    throw new HeraldError(
+      "kanban_usage",
+      "usage",
+      `Usage: ${PREFIX} work <id> (the dispatcher starts it on a claimed task)`,
+    );
+  }
+  const lock = c.env.HERALD_KANBAN_CLAIM?.trim();
+  if (!lock) {
+    throw new HeraldError(
+      "kanban_work_unclaimed",
+      "usage",
+      `\`${PREFIX} work\` is started by the dispatcher with the task's claim in ` +
+        "HERALD_KANBAN_CLAIM; to have ready tasks worked, run `herald kanban dispatch` or start " +
+        "the gateway (`herald gateway start`)",
+    );
+  }
+  const board = c.env.HERALD_KANBAN_BOARD?.trim();
+  const report = await runKanbanWorker(await c.paths(), c.env, {
+    taskId,
+    lock,
+    ...(board ? { board } : {}),
+  }, { log: (line) => c.io.err(`${line}\n`) });
+  if (json) printJson(c.io, report);
+  else c.io.out(`${report.line}\n`);
+  if (report.code !== 0) {
+    throw new HeraldError(
+      "kanban_work_failed",
+      "state",
+      `The attempt at ${taskId} failed (see above)`,
+    );
+  }
+}
+
 /** Adds the `kanban` command family to `program`. */
 export function registerKanban(program: Command, ctx: () => CliContext): void {
   program.command("kanban")
@@ -81,10 +126,19 @@ export function registerKanban(program: Command, ctx: () => CliContext): void {
     .action(async (tokens: string[], options: { json?: boolean }) => {
       const c = ctx();
       const json = options.json === true;
+      if (tokens[0] === "work") return await work(c, tokens.slice(1), json);
       const request = parseKanbanArgs(tokens, { prefix: PREFIX });
       if (request.verb === "tail" && request.follow) return await follow(c, request, json);
       const answer = await runKanbanRequest(request, {
-        kanban: kanbanOpener(c.root, await c.paths(), c.env),
+        kanban: kanbanOpener(
+          c.root,
+          await c.paths(),
+          c.env,
+          // This process ends after one tick: the workers it starts run on without it.
+          request.verb === "dispatch"
+            ? { supervisor: createWorkerSupervisor({ root: c.root, env: c.env, detach: true }) }
+            : {},
+        ),
         prefix: PREFIX,
       });
       if (json) {

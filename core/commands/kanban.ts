@@ -16,7 +16,20 @@ export const kanbanCommand: SlashCommand = {
   description: "the shared task board: create, list, show, link and complete tasks (/kanban help)",
   usage: '[list | create "<title>" | show <id> | complete <id> | ...]',
   async run(args, context): Promise<SlashOutcome> {
-    const text = await runKanbanCommand(args, context.kanban ? { kanban: context.kanban } : {});
+    const subscribe = originChat(context.origin);
+    const text = await runKanbanCommand(args, {
+      ...(context.kanban ? { kanban: context.kanban } : {}),
+      ...(subscribe ? { subscribe } : {}),
+    });
     return { kind: "reply", text };
   },
 };
+
+/** The chat of an origin target (`telegram:<chat>[:<thread>]`), or undefined. */
+function originChat(
+  origin: string | undefined,
+): { platform: string; chatId: string; threadId?: string } | undefined {
+  const [platform, chatId, threadId] = origin?.split(":") ?? [];
+  if (!platform || !chatId) return undefined;
+  return { platform, chatId, ...(threadId ? { threadId } : {}) };
+}

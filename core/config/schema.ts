@@ -196,6 +196,25 @@ export const KanbanSchema = z.object({
   auto_decompose_per_tick: z.number().int().min(0).default(3).describe(
     "At most this many triage tasks are decomposed per dispatcher tick",
   ),
+  dispatch_in_gateway: z.boolean().default(true).describe(
+    "Run the dispatcher inside this profile's gateway; false leaves it to `herald kanban dispatch`",
+  ),
+  dispatch_interval_seconds: z.number().int().min(1).max(3600).default(60).describe(
+    "Seconds between the gateway's dispatcher ticks",
+  ),
+  failure_limit: z.number().int().min(1).max(100).default(2).describe(
+    "Failed attempts in a row after which a task is blocked (a task's max_retries wins)",
+  ),
+  max_in_progress: z.number().int().min(1).max(64).default(4).describe(
+    "Tasks running at once at most; the dispatcher starts no more workers beyond it",
+  ),
+  claim_ttl_seconds: z.number().int().min(10).max(86400).default(900).describe(
+    "Seconds a worker's claim holds; its heartbeats extend it, and an expired claim of a dead " +
+      "worker is reclaimed",
+  ),
+  max_runtime_seconds: z.number().int().min(10).max(86400).default(3600).describe(
+    "Seconds one attempt at a task may take before its worker is stopped (timed_out)",
+  ),
 });
 
 /** Whether a managed tool (`tool_gateway.<tool>`) is routed through the subscription gateway. */

@@ -65,6 +65,12 @@ export const TaskRecordSchema = z.object({
   worker_pid: z.number().int().nullable(),
   heartbeat_at: z.number().nullable(),
   result: z.string().nullable(),
+  /** Why it was last blocked (one of {@link BLOCK_KINDS}); cleared when it completes. */
+  block_kind: z.string().nullable(),
+  /** How many blocks in a row had that kind. */
+  block_recurrences: z.number().int().min(0),
+  /** What the last failed attempt said (shown to the next worker). */
+  last_failure_error: z.string().nullable(),
 });
 
 /** One task on a board. */
@@ -130,6 +136,69 @@ export const TaskRunSchema = z.object({
 
 /** One attempt at a task. */
 export type TaskRun = z.infer<typeof TaskRunSchema>;
+
+/**
+ * Why a task is blocked. `needs_input` twice in a row sends the task back
+ * to triage (a person must look at it) instead of blocking it again.
+ */
+export const BLOCK_KINDS = ["needs_input", "dependency", "capability", "transient"] as const;
+
+/** One of {@link BLOCK_KINDS}. */
+export type BlockKind = (typeof BLOCK_KINDS)[number];
+
+/** Blocks of one kind in a row after which a task goes back to triage. */
+export const BLOCK_RECURRENCE_LIMIT = 2;
+
+/** How an attempt can end without its worker completing or blocking the task. */
+export type AttemptFailure =
+  | "crashed"
+  | "reclaimed"
+  | "protocol_violation"
+  | "spawn_failed"
+  | "timed_out";
+
+/** What {@link BoardStore.endAttempt} is told about an attempt that ended unfinished. */
+export interface AttemptEnd {
+  /** The claim the attempt ran under; nothing is written unless the task still runs under it. */
+  lock: string;
+  outcome: AttemptFailure;
+  /** What went wrong, in words (kept as the task's `last_failure_error`). */
+  error: string;
+  /** True when it counts toward the failure limit (a reclaim of an expired claim does not). */
+  failed: boolean;
+  /** Failures in a row after which the task is blocked (`gave_up`); the task's `max_retries` wins. */
+  failureLimit: number;
+  /** Added to the event's payload (pid, exit code). */
+  details?: Record<string, unknown>;
+}
+
+/** What {@link BoardStore.endAttempt} did. */
+export interface EndedAttempt {
+  task: TaskRecord;
+  /** True when the failure limit was reached and the task is now blocked. */
+  gaveUp: boolean;
+}
+
+/** The fields {@link BoardStore.edit} can change. */
+export interface TaskEdit {
+  title?: string;
+  body?: string;
+  priority?: number;
+}
+
+/** A chat told when a task it created ends (completed, blocked, gave up). */
+export interface TaskSubscription {
+  task_id: string;
+  platform: string;
+  chat_id: string;
+  /** The thread inside the chat, or "" for none. */
+  thread_id: string;
+  /** The profile whose gateway delivers the notice. */
+  profile: string;
+  /** The last event already told. */
+  last_seq: number;
+  created_at: number;
+}
 
 /** A board: tasks are grouped by its slug. */
 export const BoardSchema = z.object({
@@ -221,6 +290,8 @@ export interface TaskFilter {
   board?: string;
   status?: TaskStatus;
   assignee?: string;
+  /** At most this many (the first ones in listing order). */
+  limit?: number;
 }
 
 /** A claim: who holds it, until when, and the worker's process id. */
@@ -249,6 +320,8 @@ export interface BoardStore {
   listTasks(filter?: TaskFilter): Promise<TaskRecord[]>;
   /** The links touching `taskId` (as parent or child). */
   links(taskId: string): Promise<TaskLink[]>;
+  /** For each task of `board` with links: how many it waits for and how many wait for it. */
+  linkCounts(board: string): Promise<Map<string, { parents: number; children: number }>>;
   /**
    * Makes `childId` wait for `parentId` (`linked` event). A self-link or a
    * link that would close a cycle is refused and nothing is written; a
@@ -270,11 +343,24 @@ export interface BoardStore {
   /**
    * Marks the task done with its result (`completed` event), closes its
    * open run, and promotes each `todo` child whose parents are now all
-   * finished (`promoted` event), all in one transaction.
+   * finished (`promoted` event), all in one transaction. With `lock` (a
+   * worker's claim), refused unless the task still runs under it.
    */
-  complete(id: string, result: string): Promise<CompletedTask>;
-  /** Parks the task as `blocked` with a reason (`blocked` event), releasing any claim. */
-  block(id: string, reason: string): Promise<TaskRecord>;
+  complete(id: string, result: string, options?: { lock?: string }): Promise<CompletedTask>;
+  /**
+   * Parks the task as `blocked` with a reason (`blocked` event), releasing
+   * any claim. A block of the same `kind` as the last one counts as a
+   * recurrence; at {@link BLOCK_RECURRENCE_LIMIT} `needs_input` blocks in a
+   * row the task goes back to `triage` instead (`block_loop_detected`);
+   * a `dependency` block parks it in `todo` (`dependency_wait`) until the
+   * tasks it waits for finish. With `lock`, refused unless the task still
+   * runs under it.
+   */
+  block(
+    id: string,
+    reason: string,
+    options?: { kind?: BlockKind; lock?: string },
+  ): Promise<TaskRecord>;
   /** Frees a blocked task: `ready`, or `todo` while a parent is unfinished (`unblocked` event). */
   unblock(id: string): Promise<TaskRecord>;
   /** Archives the task (`archived` event); its children no longer wait for it. */
@@ -286,7 +372,48 @@ export interface BoardStore {
    */
   claim(id: string, claim: Claim): Promise<boolean>;
   /** Extends the claim held under `lock` (`heartbeat` event); false when the lock is no longer held. */
-  heartbeat(id: string, lock: string, expiresAt: number): Promise<boolean>;
+  heartbeat(id: string, lock: string, expiresAt: number, note?: string): Promise<boolean>;
+  /** Records the worker's process id under the claim (`spawned` event); false when the lock is no longer held. */
+  recordWorker(id: string, lock: string, pid: number): Promise<boolean>;
+  /**
+   * The dispatcher found the claim expired but its worker alive and
+   * heartbeating: extends it (`claim_extended` event with `reason`).
+   * False when the lock is no longer held.
+   */
+  extendClaim(id: string, lock: string, expiresAt: number, reason: string): Promise<boolean>;
+  /**
+   * Ends the attempt running under `end.lock` without a result: closes
+   * the run with the outcome, records an event of that kind, and returns
+   * the task to `ready` (`todo` while a parent is unfinished). A counted
+   * failure that reaches the limit blocks it instead (`gave_up`).
+   * Undefined when the task no longer runs under that lock (nothing written).
+   */
+  endAttempt(id: string, end: AttemptEnd): Promise<EndedAttempt | undefined>;
+  /** Promotes every `todo` task (of `board`, or all) whose parents are all finished (`promoted`). */
+  promoteReady(board?: string): Promise<TaskRecord[]>;
+  /** Changes a task's title, body or priority (`edited` event naming the fields). */
+  edit(id: string, changes: TaskEdit): Promise<TaskRecord>;
+  /**
+   * Moves a task where no other verb applies, as a person dragging a card:
+   * triage to todo or ready; ready and todo to each other (ready only when
+   * its parents are finished); a running task back to ready or todo (its
+   * run `reclaimed`, its claim dropped); a done task reopened (its ready
+   * children wait for it again: `demoted`); an archived task restored;
+   * any task back to triage. One `moved` event.
+   *
+   * @throws HeraldError `kanban_task_status` (conflict) for a move it cannot make.
+   */
+  move(id: string, to: "triage" | "todo" | "ready", actor: string): Promise<TaskRecord>;
+  /** Tells the chat `subscription` when the task ends (a second subscribe is harmless). */
+  subscribe(subscription: Omit<TaskSubscription, "last_seq" | "created_at">): Promise<void>;
+  /** The subscriptions delivered by `profile` (all when absent). */
+  subscriptions(profile?: string): Promise<TaskSubscription[]>;
+  /** Moves a subscription's cursor to `seq`, or removes it (`done`: its task ended for good). */
+  advanceSubscription(
+    key: Pick<TaskSubscription, "task_id" | "platform" | "chat_id" | "thread_id">,
+    seq: number,
+    done: boolean,
+  ): Promise<void>;
   /**
    * Writes a decomposition of a triage task in one transaction. Fanout: the
    * children (`ready`, or `todo` when they wait for a sibling), the links

@@ -16,7 +16,13 @@ import {
   scanVerbArgs,
   verbUsageError,
 } from "../_util/verb_args.ts";
-import { TASK_ID_PATTERN, TASK_STATUSES, type TaskStatus } from "./board.ts";
+import {
+  BLOCK_KINDS,
+  type BlockKind,
+  TASK_ID_PATTERN,
+  TASK_STATUSES,
+  type TaskStatus,
+} from "./board.ts";
 import { parseBoardSlug } from "./rules.ts";
 import type { CreateTaskInput } from "./service.ts";
 
@@ -29,7 +35,7 @@ export type KanbanRequest =
   | { verb: "link" | "unlink"; parent: string; child: string }
   | { verb: "comment"; id: string; text: string }
   | { verb: "complete"; id: string; result: string }
-  | { verb: "block"; id: string; reason: string }
+  | { verb: "block"; id: string; reason: string; kind?: BlockKind }
   | { verb: "tail"; id?: string; board?: string; since?: number; follow: boolean }
   | { verb: "decompose"; id?: string; board?: string }
   | { verb: "dispatch"; board?: string; dryRun: boolean; max?: number; failureLimit?: number }
@@ -81,7 +87,7 @@ export const KANBAN_SYNOPSES: Readonly<Record<KanbanVerb, string>> = {
   unlink: "unlink <parent> <child>",
   comment: "comment <id> <text>",
   complete: "complete <id> [--result <text>]",
-  block: "block <id> <reason>",
+  block: "block <id> <reason> [--kind needs_input|dependency|capability|transient]",
   unblock: "unblock <id>",
   archive: "archive <id>",
   tail: "tail [<id>] [--since <seq>] [--follow] [--board <slug>]",
@@ -114,6 +120,7 @@ const OPTIONS: Readonly<Partial<Record<KanbanVerb, Readonly<Record<string, Optio
   },
   list: { status: "value", assignee: "value", all: "switch", ...BOARD },
   complete: { result: "value" },
+  block: { kind: "value" },
   tail: { since: "value", follow: "switch", ...BOARD },
   decompose: { all: "switch", ...BOARD },
   dispatch: { "dry-run": "switch", max: "value", "failure-limit": "value", ...BOARD },
@@ -344,8 +351,23 @@ function parseVerb(verb: Exclude<KanbanVerb, "help">, scanned: Scanned, prefix: 
       return { verb, id: id(0), text: text(words.slice(1), "A comment", verb, prefix) };
     case "complete":
       return { verb, id: id(0), result: lastOption(scanned, "result") ?? "" };
-    case "block":
-      return { verb, id: id(0), reason: text(words.slice(1), "A block reason", verb, prefix) };
+    case "block": {
+      const kind = lastOption(scanned, "kind")?.trim().toLowerCase();
+      if (kind !== undefined && !(BLOCK_KINDS as readonly string[]).includes(kind)) {
+        throw usageError(
+          verb,
+          `Block kind "${kind}" is not one of ${BLOCK_KINDS.join(", ")}`,
+          prefix,
+          kind,
+        );
+      }
+      return {
+        verb,
+        id: id(0),
+        reason: text(words.slice(1), "A block reason", verb, prefix),
+        ...(kind === undefined ? {} : { kind: kind as BlockKind }),
+      };
+    }
     case "tail": {
       const since = lastOption(scanned, "since");
       return {

@@ -23,6 +23,7 @@ import {
   completedText,
   createdText,
   decomposedText,
+  dispatchedText,
   linkedText,
   listText,
   rewriteNote,
@@ -71,6 +72,8 @@ export interface KanbanCommandContext {
   prefix?: string;
   /** True in a chat: `tail --follow` is refused (it never ends). */
   chat?: boolean;
+  /** The chat the command came from (a messaging gateway): a task created here is reported to it when it ends. */
+  subscribe?: { platform: string; chatId: string; threadId?: string };
 }
 
 /** What a request answered: text for people, JSON with the same facts, and notes for stderr. */
@@ -106,31 +109,28 @@ function unavailable(): HeraldError {
   );
 }
 
-/** The dispatcher's answer until it is built. */
-export function dispatcherUnavailable(): HeraldError {
-  return new HeraldError(
-    "kanban_dispatch_unavailable",
-    "usage",
-    "The kanban dispatcher is not built yet: no worker can be started; move tasks by hand " +
-      "with `herald kanban complete|block|unblock`",
-  );
-}
-
 function answer(text: string, json: unknown, notices: string[] = []): KanbanAnswer {
   return { text, json, notices };
 }
 
-/** Runs `request` (not help, not dispatch) on an open board. */
+/** Runs `request` (not help) on an open board. */
 async function runOn(
-  request: Exclude<KanbanRequest, { verb: "help" | "dispatch" }>,
+  request: Exclude<KanbanRequest, { verb: "help" }>,
   kanban: KanbanService,
-  prefix: string,
+  context: KanbanCommandContext & { prefix: string },
 ): Promise<KanbanAnswer> {
+  const prefix = context.prefix;
   switch (request.verb) {
     case "create": {
-      const result = await kanban.create(request.input);
+      const result = await kanban.create({
+        ...request.input,
+        ...(context.subscribe ? { subscribe: context.subscribe } : {}),
+      });
       const note = result.created ? rewriteNote(result) : undefined;
-      return answer(createdText(result), result, note ? [note] : []);
+      const told = context.subscribe
+        ? `\n(subscribed: this chat is told when ${result.task.id} completes or blocks)`
+        : "";
+      return answer(createdText(result) + told, result, note ? [note] : []);
     }
     case "list": {
       const { verb: _, ...filter } = request;
@@ -167,7 +167,20 @@ async function runOn(
       return answer(completedText(done.task, done.promoted), done);
     }
     case "block": {
-      const task = await kanban.block(request.id, request.reason);
+      const task = await kanban.block(request.id, request.reason, request.kind);
+      if (task.status === "todo") {
+        return answer(
+          `${taskLabel(task)} waits in todo for the tasks it depends on: ${request.reason}`,
+          task,
+        );
+      }
+      if (task.status === "triage") {
+        return answer(
+          `${taskLabel(task)} needed input ${task.block_recurrences} times in a row, so it went ` +
+            `back to triage: ${request.reason}`,
+          task,
+        );
+      }
       return answer(`Blocked ${taskLabel(task)}: ${request.reason}`, task);
     }
     case "unblock": {
@@ -193,6 +206,11 @@ async function runOn(
           : { id: request.id },
       );
       return answer(decomposedText(results), { results });
+    }
+    case "dispatch": {
+      const { verb: _, ...dispatch } = request;
+      const report = await kanban.dispatch(dispatch);
+      return answer(dispatchedText(report), report);
     }
     case "stats": {
       const stats = await kanban.stats(request.board);
@@ -226,7 +244,8 @@ async function runOn(
  * ```
  *
  * @throws HeraldError from the board as it is (NotFoundError, `kanban_link_cycle`, ...);
- *   `kanban_unavailable` without a board; `kanban_dispatch_unavailable` for `dispatch`.
+ *   `kanban_unavailable` without a board; `kanban_dispatch_unavailable` for `dispatch` where
+ *   no worker can be started.
  */
 export async function runKanbanRequest(
   request: KanbanRequest,
@@ -239,7 +258,6 @@ export async function runKanbanRequest(
       usage: verbs.map((verb) => `${prefix} ${KANBAN_SYNOPSES[verb]}`),
     });
   }
-  if (request.verb === "dispatch") throw dispatcherUnavailable();
   if (request.verb === "tail" && request.follow && context.chat) {
     throw new HeraldError(
       "kanban_follow_chat",
@@ -250,7 +268,7 @@ export async function runKanbanRequest(
   }
   const open = context.kanban;
   if (!open) throw unavailable();
-  return await open((kanban) => runOn(request, kanban, prefix));
+  return await open((kanban) => runOn(request, kanban, { ...context, prefix }));
 }
 
 /**

@@ -9,6 +9,7 @@
 import { clipLine, textTable } from "../_util/verb_args.ts";
 import type { Board, TaskComment, TaskEvent, TaskRecord, TaskRun } from "./board.ts";
 import type { BoardStats, CreateTaskResult, DecomposeResult, TaskDetail } from "./service.ts";
+import type { DispatchReport } from "./dispatch.ts";
 
 /** An instant as `YYYY-MM-DD HH:MM:SSZ` (UTC). */
 export function stamp(at: number): string {
@@ -156,7 +157,10 @@ export function statsText(stats: BoardStats): string {
 export function boardsText(boards: readonly Board[]): string {
   return textTable([
     ["SLUG", "NAME", "CREATED"],
-    ...boards.map((board) => [board.slug, board.name, stamp(board.created_at)]),
+    // The default board exists from the start (stored as time 0).
+    ...boards.map((
+      board,
+    ) => [board.slug, board.name, board.created_at ? stamp(board.created_at) : "-"]),
   ]).join("\n");
 }
 
@@ -169,4 +173,39 @@ export function decomposedText(results: readonly DecomposeResult[]): string {
         (result.child_ids.length > 0 ? ` (children: ${result.child_ids.join(", ")})` : "")
       : `${result.task_id}: not decomposed: ${result.message}`
   ).join("\n");
+}
+
+/** What a dispatcher tick did (or would do, in a dry run), a line per kind of action. */
+export function dispatchedText(report: DispatchReport): string {
+  const lines: string[] = [];
+  const verb = (done: string, would: string) => report.dry_run ? would : done;
+  for (const entry of report.decomposed) {
+    lines.push(
+      entry.ok
+        ? `${verb("decomposed", "would decompose")} ${entry.task_id}: ${entry.message}`
+        : `could not decompose ${entry.task_id}: ${entry.message}`,
+    );
+  }
+  const listed: [string[], string, string][] = [
+    [report.promoted, "promoted", "would promote"],
+    [report.extended, "extended the claim of", "would extend the claim of"],
+    [report.reclaimed, "reclaimed", "would reclaim"],
+    [report.crashed, "ended the failed attempt of", "would end the failed attempt of"],
+    [report.gave_up, "gave up on (blocked)", "would give up on"],
+    [report.stopped, "stopped the worker of", "would stop the worker of"],
+  ];
+  for (const [ids, done, would] of listed) {
+    if (ids.length > 0) lines.push(`${verb(done, would)} ${ids.join(", ")}`);
+  }
+  for (const spawned of report.spawned) {
+    lines.push(
+      `${verb("started", "would start")} ${spawned.task_id} as ${spawned.assignee}` +
+        (spawned.pid === null ? "" : ` (pid ${spawned.pid})`),
+    );
+  }
+  for (const skipped of report.skipped) lines.push(`skipped ${skipped.task_id}: ${skipped.reason}`);
+  if (lines.length === 0) {
+    return report.dry_run ? "Nothing to do." : "Nothing to do: no task is ready.";
+  }
+  return (report.dry_run ? "Dry run, nothing written:\n" : "") + lines.join("\n");
 }

@@ -10,8 +10,10 @@
  */
 
 import type {
+  BlockKind,
   Board,
   TaskComment,
+  TaskEdit,
   TaskEvent,
   TaskLink,
   TaskRecord,
@@ -19,6 +21,7 @@ import type {
   TaskStatus,
 } from "./board.ts";
 import type { AssigneeSource } from "./rules.ts";
+import type { DispatchReport, DispatchRequest } from "./dispatch.ts";
 
 /** A task to create, as typed (the assignee not yet resolved). */
 export interface CreateTaskInput {
@@ -32,6 +35,8 @@ export interface CreateTaskInput {
   priority?: number;
   idempotencyKey?: string;
   maxRetries?: number;
+  /** The chat that asked (a messaging gateway): it is told when the task ends. */
+  subscribe?: { platform: string; chatId: string; threadId?: string };
 }
 
 /** What creating a task did. */
@@ -100,6 +105,26 @@ export type DecomposeResult =
   }
   | { ok: false; task_id: string; code: string; message: string };
 
+/** One card on the board. */
+export interface KanbanCard {
+  id: string;
+  title: string;
+  assignee: string;
+  status: TaskStatus;
+  priority: number;
+  /** How many tasks it waits for, and how many wait for it. */
+  parents: number;
+  children: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A board as columns of cards, in board order (triage to done, archived on request). */
+export interface BoardView {
+  board: string;
+  columns: { status: TaskStatus; tasks: KanbanCard[] }[];
+}
+
 /** The board's operations, one per verb of `herald kanban`. Errors are HeraldErrors. */
 export interface KanbanService {
   /** Creates a task, resolving its assignee against the profiles on disk. */
@@ -118,8 +143,8 @@ export interface KanbanService {
   comment(id: string, text: string): Promise<TaskComment>;
   /** Marks a task done; its children whose parents are all finished become ready. */
   complete(id: string, result: string): Promise<{ task: TaskRecord; promoted: TaskRecord[] }>;
-  /** Parks a task with a reason. */
-  block(id: string, reason: string): Promise<TaskRecord>;
+  /** Parks a task with a reason (and why: needing input twice in a row sends it to triage). */
+  block(id: string, reason: string, kind?: BlockKind): Promise<TaskRecord>;
   /** Frees a blocked task. */
   unblock(id: string): Promise<TaskRecord>;
   /** Archives a task. */
@@ -130,6 +155,18 @@ export interface KanbanService {
   stats(board?: string): Promise<BoardStats>;
   /** Decomposes one triage task, or every triage task of a board (`id` absent). */
   decompose(target: { id: string } | { board?: string }): Promise<DecomposeResult[]>;
+  /** Changes a task's title, body, priority or assignee. */
+  edit(id: string, changes: TaskEdit & { assignee?: string }): Promise<TaskRecord>;
+  /**
+   * Moves a task to a column, as dragging its card does: done completes
+   * it, blocked blocks it, archived archives it, a blocked task dragged
+   * out is unblocked, the rest is the store's `move`.
+   */
+  move(id: string, to: TaskStatus, options?: { reason?: string }): Promise<TaskRecord>;
+  /** One dispatcher tick (or what it would do, with `dryRun`). */
+  dispatch(request: DispatchRequest): Promise<DispatchReport>;
+  /** A board as columns of cards (archived ones too with `archived`). */
+  columns(board: string, options?: { archived?: boolean }): Promise<BoardView>;
   /** The boards. */
   boards(): Promise<Board[]>;
   /** Creates a board. */

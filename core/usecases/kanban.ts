@@ -18,22 +18,34 @@
 import { closest } from "../_util/suggest.ts";
 import { HeraldError, NotFoundError } from "../errors.ts";
 import {
+  type BlockKind,
   type Board,
   type BoardStore,
   DEFAULT_BOARD,
   resolveAssignee,
   TASK_STATUSES,
   type TaskComment,
+  type TaskEdit,
   type TaskEvent,
   type TaskRecord,
   type TaskStatus,
 } from "../kanban/mod.ts";
 import { type DecomposeOutcome, type DecomposePorts, decomposeTask } from "../kanban/decompose.ts";
+import { subscriptionNotices } from "../kanban/notices.ts";
+import {
+  type DispatchPorts,
+  type DispatchReport,
+  type DispatchRequest,
+  type DispatchSettings,
+  dispatchTick,
+} from "../kanban/dispatch.ts";
 import type {
   BoardStats,
+  BoardView,
   CreateTaskInput,
   CreateTaskResult,
   DecomposeResult,
+  KanbanCard,
   KanbanService,
   TailQuery,
   TaskDetail,
@@ -57,6 +69,17 @@ export interface KanbanSettings {
   orchestratorProfile?: string;
 }
 
+/**
+ * The dispatcher's machinery where workers can be started (the gateway,
+ * `herald kanban dispatch`): starting, watching and stopping worker
+ * processes, and the dispatcher's settings.
+ */
+export interface KanbanDispatcher
+  extends Pick<DispatchPorts, "newLock" | "workerAlive" | "stopWorker" | "spawn" | "watched"> {
+  /** The `kanban.*` dispatcher settings of the profile in use. */
+  settings(): Promise<DispatchSettings>;
+}
+
 /** What the kanban use cases work over. */
 export interface KanbanContext {
   /** The shared board store (`kanban.db` at the Herald root). */
@@ -74,6 +97,8 @@ export interface KanbanContext {
    * prompt, the answer's text); null when no auxiliary client is configured.
    */
   readonly decomposer?: ((request: { system: string; user: string }) => Promise<string>) | null;
+  /** Starting and watching workers; absent where the dispatcher cannot run. */
+  readonly dispatcher?: KanbanDispatcher;
 }
 
 /**
@@ -109,6 +134,15 @@ export async function createTask(
     ...(input.idempotencyKey === undefined ? {} : { idempotency_key: input.idempotencyKey }),
     ...(input.maxRetries === undefined ? {} : { max_retries: input.maxRetries }),
   });
+  if (input.subscribe) {
+    await context.board.subscribe({
+      task_id: made.task.id,
+      platform: input.subscribe.platform,
+      chat_id: input.subscribe.chatId,
+      thread_id: input.subscribe.threadId ?? "",
+      profile: context.actor,
+    });
+  }
   const asked = input.assignee?.trim();
   return {
     task: made.task,
@@ -182,7 +216,7 @@ export async function assignTask(
     throw new HeraldError(
       "kanban_unknown_profile",
       "usage",
-      `No profile "${profile}"` + (near ? `; did you mean ${near}?` : "") +
+      `No profile "${profile}"` + (near ? `; did you mean ${near}?` : ".") +
         ` Profiles: ${names.join(", ")} (herald profile create <name> adds one)`,
       { details: { profile } },
     );
@@ -235,9 +269,114 @@ export function completeTask(
   return context.board.complete(id, result);
 }
 
-/** Parks a task with a reason. */
-export function blockTask(context: KanbanContext, id: string, reason: string): Promise<TaskRecord> {
-  return context.board.block(id, reason);
+/** Parks a task with a reason (and its kind: needing input twice in a row sends it to triage). */
+export function blockTask(
+  context: KanbanContext,
+  id: string,
+  reason: string,
+  kind?: BlockKind,
+): Promise<TaskRecord> {
+  return context.board.block(id, reason, kind === undefined ? {} : { kind });
+}
+
+/**
+ * Changes a task's title, body, priority or assignee (an assignee that is
+ * no profile is refused, as in {@link assignTask}).
+ *
+ * @throws NotFoundError for an unknown id; HeraldError for an empty title or a running task's reassignment.
+ */
+export async function editTask(
+  context: KanbanContext,
+  id: string,
+  changes: TaskEdit & { assignee?: string },
+): Promise<TaskRecord> {
+  const { assignee, ...fields } = changes;
+  let task = await requireTask(context, id);
+  if (assignee !== undefined && assignee.trim().toLowerCase() !== task.assignee) {
+    task = await assignTask(context, id, assignee);
+  }
+  if (Object.keys(fields).length === 0) return task;
+  return await context.board.edit(id, fields);
+}
+
+/**
+ * Moves a task to the column `to`, as dragging its card does: done
+ * completes it, blocked blocks it, archived archives it; a blocked task
+ * dragged to the queue is unblocked; triage, todo and ready are the
+ * store's move (todo or ready as its parents decide). Nothing moves a task
+ * to running but the dispatcher.
+ *
+ * @throws HeraldError `kanban_task_status` (conflict) for a move that cannot be made.
+ */
+export async function moveTask(
+  context: KanbanContext,
+  id: string,
+  to: TaskStatus,
+  options: { reason?: string } = {},
+): Promise<TaskRecord> {
+  const task = await requireTask(context, id);
+  if (task.status === to) return task;
+  const reason = options.reason?.trim();
+  switch (to) {
+    case "done":
+      return (await context.board.complete(id, reason || `marked done by ${context.actor}`)).task;
+    case "blocked":
+      return await context.board.block(id, reason || `blocked by ${context.actor}`);
+    case "archived":
+      return await context.board.archive(id);
+    case "running":
+      throw new HeraldError(
+        "kanban_task_status",
+        "conflict",
+        `Only the dispatcher starts a task; move "${id}" to ready and the next tick picks it up`,
+        { details: { task: id, status: task.status } },
+      );
+    default:
+      // Unblocked, it is ready or waits for its parents (todo).
+      if (task.status === "blocked" && to !== "triage") return await context.board.unblock(id);
+      return await context.board.move(id, to, context.actor);
+  }
+}
+
+/**
+ * One dispatcher tick over `request.board` (or every board): see
+ * core/kanban/dispatch.ts. Triage tasks are decomposed with the same use
+ * case as `herald kanban decompose`.
+ *
+ * @throws HeraldError `kanban_dispatch_unavailable` where workers cannot be started.
+ */
+export async function dispatchTasks(
+  context: KanbanContext,
+  request: DispatchRequest,
+): Promise<DispatchReport> {
+  const dispatcher = context.dispatcher;
+  if (!dispatcher) {
+    throw new HeraldError(
+      "kanban_dispatch_unavailable",
+      "unavailable",
+      "The dispatcher cannot run here; run `herald kanban dispatch` in a terminal, or start the " +
+        "gateway (`herald gateway start`), which dispatches every kanban.dispatch_interval_seconds " +
+        "(60 by default)",
+    );
+  }
+  const settings = await dispatcher.settings();
+  const ports: DispatchPorts = {
+    board: context.board,
+    now: context.now,
+    newLock: () => dispatcher.newLock(),
+    workerAlive: (lock, pid) => dispatcher.workerAlive(lock, pid),
+    stopWorker: (lock, pid) => dispatcher.stopWorker(lock, pid),
+    spawn: (task, lock) => dispatcher.spawn(task, lock),
+    watched: () => dispatcher.watched(),
+    decompose: context.decomposer
+      ? async (taskId) => {
+        const [result] = await decomposeTasks(context, { id: taskId });
+        return { ok: result.ok, message: result.message };
+      }
+      : null,
+    profiles: async () => (await context.profiles()).map((profile) => profile.name),
+  };
+  return await dispatchTick(ports, settings, request);
 }
 
 /** Frees a blocked task. */
@@ -378,6 +517,87 @@ export async function decomposeTasks(
   return results;
 }
 
+/**
+ * Tells each chat subscribed through the profile in use (its gateway
+ * delivers) what became of its tasks since it was last told: completed,
+ * blocked, given up, back to triage, archived. A subscription ends with
+ * its task. A notice that cannot be sent stops that subscription's turn
+ * (it is tried again next time) but not the others'; the first such error
+ * is thrown once every subscription had its turn. Returns how many
+ * notices went out.
+ */
+export async function deliverTaskNotices(
+  context: KanbanContext,
+  send: (target: string, text: string) => Promise<void>,
+): Promise<number> {
+  let sent = 0;
+  let failure: unknown;
+  for (const subscription of await context.board.subscriptions(context.actor)) {
+    const task = await context.board.getTask(subscription.task_id);
+    if (!task) {
+      await context.board.advanceSubscription(subscription, subscription.last_seq, true);
+      continue;
+    }
+    const events = await context.board.events(task.id, subscription.last_seq);
+    if (events.length === 0) continue;
+    const notices = subscriptionNotices(task, events, subscription.last_seq);
+    const target = [subscription.platform, subscription.chat_id, subscription.thread_id]
+      .filter(Boolean).join(":");
+    try {
+      for (const text of notices.texts) {
+        await send(target, text);
+        sent++;
+      }
+    } catch (error) {
+      // This chat is tried again next time; the others are not held back.
+      failure ??= error;
+      continue;
+    }
+    await context.board.advanceSubscription(subscription, notices.lastSeq, notices.done);
+  }
+  if (failure !== undefined) throw failure;
+  return sent;
+}
+
+/**
+ * The board `slug` as columns of cards (triage, todo, ready, running,
+ * blocked, done, and archived with `archived`), each card with its link
+ * counts, highest priority first.
+ *
+ * @throws NotFoundError for an unknown or removed board.
+ */
+export async function boardColumns(
+  context: KanbanContext,
+  slug: string,
+  options: { archived?: boolean } = {},
+): Promise<BoardView> {
+  if (!(await context.board.listBoards()).some((board) => board.slug === slug)) {
+    throw new NotFoundError("Board", slug, "`herald kanban boards` lists them");
+  }
+  const [tasks, counts] = await Promise.all([
+    listTasks(context, { board: slug, all: options.archived ?? false }),
+    context.board.linkCounts(slug),
+  ]);
+  const statuses = TASK_STATUSES.filter((status) => status !== "archived" || options.archived);
+  const columns = statuses.map((status) => ({ status, tasks: [] as KanbanCard[] }));
+  const byStatus = new Map(columns.map((column) => [column.status, column.tasks]));
+  for (const task of tasks) {
+    const links = counts.get(task.id);
+    byStatus.get(task.status)?.push({
+      id: task.id,
+      title: task.title,
+      assignee: task.assignee,
+      status: task.status,
+      priority: task.priority,
+      parents: links?.parents ?? 0,
+      children: links?.children ?? 0,
+      created_at: task.created_at,
+      updated_at: task.updated_at,
+    });
+  }
+  return { board: slug, columns };
+}
+
 /** The boards, `default` first. */
 export function listBoards(context: KanbanContext): Promise<Board[]> {
   return context.board.listBoards();
@@ -413,12 +633,16 @@ export function kanbanService(context: KanbanContext): KanbanService {
     unlink: (parent, child) => unlinkTasks(context, parent, child),
     comment: (id, text) => commentTask(context, id, text),
     complete: (id, result) => completeTask(context, id, result),
-    block: (id, reason) => blockTask(context, id, reason),
+    block: (id, reason, kind) => blockTask(context, id, reason, kind),
     unblock: (id) => unblockTask(context, id),
     archive: (id) => archiveTask(context, id),
     tail: (query) => tailEvents(context, query),
     stats: (board) => boardStats(context, board),
     decompose: (target) => decomposeTasks(context, target),
+    edit: (id, changes) => editTask(context, id, changes),
+    move: (id, to, options) => moveTask(context, id, to, options),
+    dispatch: (request) => dispatchTasks(context, request),
+    columns: (slug, options) => boardColumns(context, slug, options),
     boards: () => listBoards(context),
     createBoard: (slug) => createBoard(context, slug),
     removeBoard: (slug) => removeBoard(context, slug),

@@ -3,7 +3,7 @@
  * created, listed and shown; a child linked to it, promoted when the parent
  * completes; the event log tailed; an unknown assignee rewritten (and
  * said); a cycle and bad input refused with exit 2 and nothing written; an
- * idempotency key returning the first task; the dispatcher's placeholder.
+ * idempotency key returning the first task; a dry-run dispatch that writes nothing.
  */
 
 import assert from "node:assert/strict";
@@ -179,8 +179,11 @@ Deno.test("herald kanban rewrites an unknown assignee, refuses a cycle and honou
   assert.match(notTriage.stderr, /is ready, not in triage/);
 
   const dispatch = await herald(home.path, "kanban", "dispatch", "--dry-run");
-  assert.equal(dispatch.code, 2);
-  assert.match(dispatch.stderr, /dispatcher is not built yet/);
+  assert.equal(dispatch.code, 0, dispatch.stderr);
+  assert.match(dispatch.stdout, /^Dry run, nothing written:\n/);
+  assert.match(dispatch.stdout, new RegExp(`would start ${a} as default`));
+  const still = await json<{ tasks: Task[] }>(home.path, "list", "--status", "running");
+  assert.deepEqual(still.tasks, []);
 });
 
 Deno.test("herald kanban boards are created, listed and removed; default stays", async () => {

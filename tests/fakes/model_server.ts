@@ -129,6 +129,11 @@ export interface ModelServerOptions {
   requireKey?: string;
   /** Model ids listed by `GET /v1/models`; defaults to `["gpt-test", "claude-test"]`. */
   models?: string[];
+  /**
+   * Answers a request from what it asks (several clients at once, in any
+   * order); undefined falls back to the queue.
+   */
+  respond?: (request: RecordedRequest) => ScriptedReply | undefined;
 }
 
 /** A running scripted model server. */
@@ -211,7 +216,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const problem = bodyProblem(protocol, body);
     if (problem) return reply.error(400, problem);
 
-    const scripted = queue.shift();
+    const routed = options.respond?.(requests[requests.length - 1]);
+    const scripted = routed === undefined ? queue.shift() : checkReply(routed);
     if (!scripted) {
       return reply.error(
         500,

@@ -284,7 +284,7 @@ Deno.test("the event log is append-only and the file is in WAL mode", async () =
     const version = db.prepare("SELECT max(version) AS v FROM schema_version").get() as {
       v: number;
     };
-    assert.equal(version.v, 1);
+    assert.equal(version.v, 2);
   } finally {
     db.close();
   }

@@ -2,7 +2,16 @@ import assert from "node:assert/strict";
 import { ConfigSchema, defaultConfig } from "../../../core/config/schema.ts";
 
 Deno.test("the kanban config section has its defaults", () => {
-  assert.deepEqual(defaultConfig().kanban, { auto_decompose: true, auto_decompose_per_tick: 3 });
+  assert.deepEqual(defaultConfig().kanban, {
+    auto_decompose: true,
+    auto_decompose_per_tick: 3,
+    dispatch_in_gateway: true,
+    dispatch_interval_seconds: 60,
+    failure_limit: 2,
+    max_in_progress: 4,
+    claim_ttl_seconds: 900,
+    max_runtime_seconds: 3600,
+  });
 });
 
 Deno.test("the kanban keys and the kanban_decomposer slot are read and checked", () => {

@@ -5,7 +5,6 @@ import {
   KANBAN_VERBS,
   parseKanbanArgs,
   runKanbanCommand,
-  runKanbanRequest,
 } from "../../../core/kanban/kanban_command.ts";
 
 const A = "t_1a2b3c4d";
@@ -168,15 +167,6 @@ Deno.test("kanban refuses each bad input in one line naming the value", () => {
   refused(["boards", "switch", "ops"], /Unknown boards action "switch"/);
   refused(["boards", "create"], /boards create needs a board slug/);
   refused(["help", "nope"], /Unknown kanban command "nope"/);
-});
-
-Deno.test("kanban dispatch answers that the dispatcher is not built yet", async () => {
-  await assert.rejects(
-    runKanbanRequest(parseKanbanArgs(["dispatch", "--dry-run"]), {}),
-    (error: unknown) =>
-      error instanceof HeraldError && error.code === "kanban_dispatch_unavailable" &&
-      error.kind === "usage" && /dispatcher is not built yet/.test(error.message),
-  );
 });
 
 Deno.test("/kanban answers every mistake in words and never throws", async () => {
