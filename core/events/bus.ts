@@ -125,6 +125,7 @@ class Subscriber {
  */
 export class EventBus implements EventPublisher {
   readonly #subscribers = new Set<Subscriber>();
+  readonly #watchers = new Set<() => void>();
   readonly #now: () => number;
   readonly #onHandlerError: (error: unknown, event: HeraldEvent) => void;
   #seq = 0;
@@ -178,10 +179,43 @@ export class EventBus implements EventPublisher {
       this.#onHandlerError,
     );
     this.#subscribers.add(subscriber);
+    this.#changed();
     return () => {
       subscriber.stop();
-      this.#subscribers.delete(subscriber);
+      if (this.#subscribers.delete(subscriber)) this.#changed();
     };
+  }
+
+  /**
+   * True when an open subscription would receive an event of `type` (of
+   * some profile and session): a publisher that must work to make such
+   * events (the dashboard's kanban relay) works only then.
+   */
+  wants(type: EventType): boolean {
+    for (const subscriber of this.#subscribers) {
+      const types = subscriber.filter.types;
+      if (types === undefined || types.includes(type)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Calls `listener` after every subscribe and unsubscribe (to follow
+   * {@link EventBus.wants}). Returns the function that stops it.
+   */
+  onSubscriptionsChange(listener: () => void): () => void {
+    this.#watchers.add(listener);
+    return () => void this.#watchers.delete(listener);
+  }
+
+  #changed(): void {
+    for (const watcher of [...this.#watchers]) {
+      try {
+        watcher();
+      } catch {
+        // A watcher's failure is its own; the subscription stands.
+      }
+    }
   }
 
   /** How many subscriptions are open. */

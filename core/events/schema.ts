@@ -6,7 +6,8 @@
  * kanban worker or a cron run), and carries the bus's sequence number and
  * time. Field names are snake_case, as on every wire Herald speaks.
  *
- * Later capabilities add their families here (`task.*`); scheduled jobs have `cron.job.*`.
+ * Later capabilities add their families here; scheduled jobs have `cron.job.*`, the kanban
+ * board `kanban.event`.
  *
  * @module
  */
@@ -112,6 +113,23 @@ export const CronJobRan = event("cron.job.ran", {
   status: z.enum(["ok", "error", "silent", "skipped"]),
 });
 
+/**
+ * An entry of the kanban board's event log (`task_events` in `kanban.db`),
+ * relayed by the dashboard while a client listens, whichever process wrote
+ * it (a worker, the CLI, the dashboard itself). The board is shared by every
+ * profile: `profile` is the one the dashboard serves; `session_id` is null.
+ */
+export const KanbanEvent = event("kanban.event", {
+  /** The board's slug of the task. */
+  board: z.string(),
+  task_id: z.string(),
+  /** The log entry's kind: `created`, `moved`, `completed`, `decomposed`, ... */
+  kind: z.string(),
+  /** The entry's sequence number in the board's log (for `GET /api/plugins/kanban/events?since=`). */
+  event_seq: z.number().int(),
+  payload: z.record(z.string(), z.unknown()).nullable(),
+});
+
 /** Any event on the bus, discriminated by `type`. */
 export const HeraldEventSchema = z.discriminatedUnion("type", [
   SessionStarted,
@@ -126,6 +144,7 @@ export const HeraldEventSchema = z.discriminatedUnion("type", [
   ApprovalResolved,
   CronJobChanged,
   CronJobRan,
+  KanbanEvent,
 ]);
 
 /** Any event on the bus. */

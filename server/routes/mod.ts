@@ -14,6 +14,7 @@ import { registerMcpRoutes } from "./mcp.ts";
 import { registerMessagingRoutes } from "./messaging.ts";
 import { registerPairingRoutes } from "./pairing.ts";
 import { registerCronRoutes } from "./cron.ts";
+import { registerKanbanRoutes } from "./kanban.ts";
 import { registerProvidersRoutes } from "./providers.ts";
 import { registerSessionsRoutes } from "./sessions.ts";
 import { registerSkillsRoutes } from "./skills.ts";
@@ -35,6 +36,7 @@ export const API_ROUTES: readonly RouteFamily[] = [
   registerMessagingRoutes,
   registerPairingRoutes,
   registerCronRoutes,
+  registerKanbanRoutes,
   registerProvidersRoutes,
   registerSessionsRoutes,
   registerSkillsRoutes,

@@ -15,7 +15,6 @@ import { Link, Toasts } from "./components/ui.tsx";
 import { lazyPage } from "./components/lazy_page.tsx";
 import { ChatPage } from "./pages/chat/ChatPage.tsx";
 import { PROFILES_CHANGED_EVENT } from "./pages/profiles_api.ts";
-import { ComingPage } from "./pages/coming.tsx";
 
 // The chat, the page most visits start on, is in the first download; every other page is its
 // own chunk, fetched the first time it opens.
@@ -30,6 +29,7 @@ const StatusPage = lazyPage(() => import("./pages/status.tsx").then((m) => m.Sta
 const AutomationsPage = lazyPage(() =>
   import("./pages/automations.tsx").then((m) => m.AutomationsPage)
 );
+const KanbanPage = lazyPage(() => import("./pages/kanban.tsx").then((m) => m.KanbanPage));
 
 /** One entry of the navigation. */
 interface NavItem {
@@ -45,7 +45,7 @@ const NAV: NavItem[] = [
   { path: "sessions", label: "Sessions", render: () => <SessionsPage /> },
   { path: "skills", label: "Skills", render: () => <SkillsPage /> },
   { path: "profiles", label: "Profiles", render: () => <ProfilesPage /> },
-  { path: "kanban", label: "Kanban", render: () => <ComingPage title="Kanban" />, later: true },
+  { path: "kanban", label: "Kanban", render: () => <KanbanPage /> },
   { path: "automations", label: "Automations", render: () => <AutomationsPage /> },
   { path: "terminal", label: "Terminal", render: () => <TerminalPage /> },
   { path: "settings", label: "Settings", render: () => <SettingsPage /> },

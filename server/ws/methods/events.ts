@@ -11,7 +11,8 @@
  *   (all when absent): `session.started`, `session.ended`, `message.user`,
  *   `message.delta`, `message.complete`, `message.error`, `tool.start`,
  *   `tool.complete`, `approval.requested`, `approval.resolved`, `cron.job.changed`,
- *   `cron.job.ran`.
+ *   `cron.job.ran`, `kanban.event` (relayed only while someone subscribes to it:
+ *   server/kanban_live.ts).
  * - `events.unsubscribe {subscription_id}` → `{unsubscribed}` (false when it was not open).
  *
  * Notifications (server → client): `event {subscription_id, dropped, event}`,
