@@ -5,10 +5,9 @@
  * and how times are shown.
  */
 
-import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../lib/api.ts";
-import { currentProfile } from "../lib/profile.ts";
-import { rpc } from "../lib/rpc.ts";
+import { DAY_TIME, timeFormat } from "../lib/time.ts";
+import { useEventStream } from "../lib/use_events.ts";
 import type {
   CronStatus,
   JobRecord,
@@ -129,82 +128,24 @@ const CRON_EVENTS = ["cron.job.changed", "cron.job.ran"];
  * Returns whether the events are being watched.
  */
 export function useCronRefresh(refresh: () => void, profile: string): boolean {
-  const latest = useRef(refresh);
-  latest.current = refresh;
-  const [live, setLive] = useState(false);
-  useEffect(() => {
-    let closed = false;
-    let subscription: string | undefined;
-    let subscribing = false;
-    const client = rpc();
-    const stopListening = client.onNotification((notification) => {
-      if (notification.method === "connection.closed") {
-        subscription = undefined;
-        setLive(false);
-      }
-      if (
-        notification.method === "event" &&
-        notification.params.subscription_id === subscription
-      ) latest.current();
-    });
-    const subscribe = async () => {
-      if (subscription !== undefined || subscribing || closed) return;
-      subscribing = true;
-      try {
-        const selected = currentProfile();
-        const result = await client.call<{ subscription_id: string }>("events.subscribe", {
-          types: CRON_EVENTS,
-          ...(selected ? { profile: selected } : {}),
-        });
-        if (closed) {
-          client.call("events.unsubscribe", { subscription_id: result.subscription_id })
-            .catch(() => {});
-        } else {
-          subscription = result.subscription_id;
-          setLive(true);
-        }
-      } catch {
-        // No live connection: the poll below still refreshes the page.
-      } finally {
-        subscribing = false;
-      }
-    };
-    void subscribe();
-    const timer = setInterval(() => {
-      latest.current();
-      void subscribe();
-    }, REFRESH_MS);
-    return () => {
-      closed = true;
-      clearInterval(timer);
-      stopListening();
-      setLive(false);
-      if (subscription !== undefined) {
-        client.call("events.unsubscribe", { subscription_id: subscription }).catch(() => {});
-      }
-    };
-  }, [profile]);
-  return live;
+  return useEventStream(CRON_EVENTS, () => refresh(), {
+    retryMs: REFRESH_MS,
+    profile,
+    onTick: () => refresh(),
+  });
 }
-
-const dayTime = new Intl.DateTimeFormat(undefined, {
-  weekday: "short",
-  day: "numeric",
-  month: "short",
-  hour: "2-digit",
-  minute: "2-digit",
-});
-const full = new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "long" });
 
 /** A run's time as people read it, in this browser's zone: `Mon, 5 Jan, 07:30`. */
-export function formatRunTime(at: number): string {
-  return dayTime.format(new Date(at));
-}
+export const formatRunTime: (at: number) => string = timeFormat({
+  weekday: "short",
+  ...DAY_TIME,
+});
 
 /** The full date and time with the zone, for a tooltip. */
-export function formatFullTime(at: number): string {
-  return full.format(new Date(at));
-}
+export const formatFullTime: (at: number) => string = timeFormat({
+  dateStyle: "full",
+  timeStyle: "long",
+});
 
 /** How far `at` is from `now`, in words: `in 5 min`, `in 3 h`, `2 days ago`. */
 export function relativeTime(at: number, now: number): string {

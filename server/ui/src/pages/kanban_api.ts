@@ -5,9 +5,9 @@
  * the CLI, this page), and the page reloads what they touch.
  */
 
-import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "../lib/api.ts";
-import { rpc } from "../lib/rpc.ts";
+import { DAY_TIME, timeFormat } from "../lib/time.ts";
+import { useEventStream } from "../lib/use_events.ts";
 import type {
   TaskComment,
   TaskEvent,
@@ -15,8 +15,18 @@ import type {
   TaskRun,
   TaskStatus,
 } from "../../../../core/kanban/board.ts";
+import type { BoardView, KanbanCard, TaskDetail } from "../../../../core/kanban/service.ts";
 
-export type { TaskComment, TaskEvent, TaskRecord, TaskRun, TaskStatus };
+export type {
+  BoardView,
+  KanbanCard,
+  TaskComment,
+  TaskDetail,
+  TaskEvent,
+  TaskRecord,
+  TaskRun,
+  TaskStatus,
+};
 
 const BASE = "/api/plugins/kanban";
 
@@ -30,35 +40,6 @@ export const COLUMN_LABELS: Record<TaskStatus, string> = {
   done: "Done",
   archived: "Archived",
 };
-
-/** One card on the board. */
-export interface KanbanCard {
-  id: string;
-  title: string;
-  assignee: string;
-  status: TaskStatus;
-  priority: number;
-  parents: number;
-  children: number;
-  created_at: number;
-  updated_at: number;
-}
-
-/** `GET /board`. */
-export interface BoardBody {
-  board: string;
-  columns: { status: TaskStatus; tasks: KanbanCard[] }[];
-}
-
-/** `GET /tasks/:id`. */
-export interface TaskDetail {
-  task: TaskRecord;
-  parents: string[];
-  children: string[];
-  comments: TaskComment[];
-  events: TaskEvent[];
-  runs: TaskRun[];
-}
 
 /** `GET /orchestration`. */
 export interface Orchestration {
@@ -109,8 +90,8 @@ export function loadBoard(
   board: string,
   archived: boolean,
   signal?: AbortSignal,
-): Promise<BoardBody> {
-  return api<BoardBody>("GET", `${BASE}/board`, {
+): Promise<BoardView> {
+  return api<BoardView>("GET", `${BASE}/board`, {
     query: { board, archived: archived ? 1 : undefined },
     signal,
   });
@@ -190,6 +171,9 @@ export interface KanbanLiveEvent {
 /** How often a lost subscription is tried again (and the board reloaded). */
 const RESUBSCRIBE_MS = 10_000;
 
+/** The event types the page watches. */
+const KANBAN_EVENTS = ["kanban.event"];
+
 /**
  * Calls `onEvent` for every `kanban.event` (the board's log, whoever wrote
  * it). A dropped connection is watched again within {@link RESUBSCRIBE_MS},
@@ -197,74 +181,12 @@ const RESUBSCRIBE_MS = 10_000;
  * the events are being watched.
  */
 export function useKanbanLive(onEvent: (event: KanbanLiveEvent | null) => void): boolean {
-  const latest = useRef(onEvent);
-  latest.current = onEvent;
-  const [live, setLive] = useState(false);
-  useEffect(() => {
-    let closed = false;
-    let subscription: string | undefined;
-    let subscribing = false;
-    let lost = false;
-    const client = rpc();
-    const stopListening = client.onNotification((notification) => {
-      if (notification.method === "connection.closed") {
-        subscription = undefined;
-        lost = true;
-        setLive(false);
-      }
-      if (
-        notification.method === "event" &&
-        notification.params.subscription_id === subscription
-      ) {
-        latest.current(notification.params.event as KanbanLiveEvent);
-      }
-    });
-    const subscribe = async () => {
-      if (subscription !== undefined || subscribing || closed) return;
-      subscribing = true;
-      try {
-        // The board is every profile's: no profile filter.
-        const result = await client.call<{ subscription_id: string }>("events.subscribe", {
-          types: ["kanban.event"],
-        });
-        if (closed) {
-          client.call("events.unsubscribe", { subscription_id: result.subscription_id })
-            .catch(() => {});
-        } else {
-          subscription = result.subscription_id;
-          setLive(true);
-          if (lost) latest.current(null);
-          lost = false;
-        }
-      } catch {
-        lost = true;
-      } finally {
-        subscribing = false;
-      }
-    };
-    void subscribe();
-    const timer = setInterval(() => void subscribe(), RESUBSCRIBE_MS);
-    return () => {
-      closed = true;
-      clearInterval(timer);
-      stopListening();
-      setLive(false);
-      if (subscription !== undefined) {
-        client.call("events.unsubscribe", { subscription_id: subscription }).catch(() => {});
-      }
-    };
-  }, []);
-  return live;
+  // The board is every profile's: no profile filter.
+  return useEventStream(KANBAN_EVENTS, onEvent, {
+    retryMs: RESUBSCRIBE_MS,
+    reloadOnReconnect: true,
+  });
 }
-
-const dayTime = new Intl.DateTimeFormat(undefined, {
-  day: "numeric",
-  month: "short",
-  hour: "2-digit",
-  minute: "2-digit",
-});
 
 /** A time as people read it: `5 Jan, 07:30`. */
-export function formatTime(at: number): string {
-  return dayTime.format(new Date(at));
-}
+export const formatTime: (at: number) => string = timeFormat(DAY_TIME);

@@ -9,7 +9,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useAsync } from "../lib/use_async.ts";
 import { errorMessage } from "../lib/api.ts";
-import { Button, ErrorNote, Field, FormActions, Loading, toast } from "../components/ui.tsx";
+import { Button, ErrorNote, FormActions, Loading, toast } from "../components/ui.tsx";
 import {
   addComment,
   changeTask,
@@ -21,6 +21,7 @@ import {
   type TaskDetail,
   type TaskStatus,
 } from "./kanban_api.ts";
+import { TaskFields, type TaskFieldValues } from "./kanban_fields.tsx";
 
 const STATUSES = Object.keys(COLUMN_LABELS) as TaskStatus[];
 
@@ -299,10 +300,13 @@ function EditForm(props: {
   onSaved: () => void;
 }) {
   const { task } = props.detail;
-  const [title, setTitle] = useState(task.title);
-  const [body, setBody] = useState(task.body);
-  const [priority, setPriority] = useState(String(task.priority));
-  const [assignee, setAssignee] = useState(task.assignee);
+  const [fields, setFields] = useState<TaskFieldValues>({
+    title: task.title,
+    body: task.body,
+    assignee: task.assignee,
+    priority: String(task.priority),
+  });
+  const { title, body, priority, assignee } = fields;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const names = props.roster.map((profile) => profile.name);
@@ -327,46 +331,15 @@ function EditForm(props: {
     Number(priority) !== task.priority || assignee !== task.assignee;
   return (
     <form class="kanban-edit" onSubmit={submit} aria-label="Edit the task">
-      <Field id="kanban-edit-title" label="Title">
-        <input
-          id="kanban-edit-title"
-          type="text"
-          required
-          maxLength={500}
-          value={title}
-          onInput={(event) => setTitle((event.currentTarget as HTMLInputElement).value)}
-        />
-      </Field>
-      <Field id="kanban-edit-body" label="Description">
-        <textarea
-          id="kanban-edit-body"
-          rows={5}
-          value={body}
-          onInput={(event) => setBody((event.currentTarget as HTMLTextAreaElement).value)}
-        />
-      </Field>
-      <div class="kanban-edit-row">
-        <Field id="kanban-edit-priority" label="Priority">
-          <input
-            id="kanban-edit-priority"
-            type="number"
-            step={1}
-            value={priority}
-            onInput={(event) => setPriority((event.currentTarget as HTMLInputElement).value)}
-          />
-        </Field>
-        <Field id="kanban-edit-assignee" label="Assignee">
-          <select
-            id="kanban-edit-assignee"
-            value={assignee}
-            onChange={(event) => setAssignee((event.currentTarget as HTMLSelectElement).value)}
-          >
-            {(names.includes(task.assignee) ? names : [task.assignee, ...names]).map((name) => (
-              <option key={name} value={name}>{name}</option>
-            ))}
-          </select>
-        </Field>
-      </div>
+      <TaskFields
+        idPrefix="kanban-edit"
+        values={fields}
+        onChange={setFields}
+        assignees={(names.includes(task.assignee) ? names : [task.assignee, ...names])
+          .map((name) => ({ value: name, label: name }))}
+        bodyRows={5}
+        priorityFirst
+      />
       {error !== undefined && <ErrorNote error={error} />}
       <FormActions
         label="Save"

@@ -7,6 +7,7 @@
 import { useState } from "preact/hooks";
 import { Dialog, ErrorNote, Field, FormActions } from "../components/ui.tsx";
 import { createTask, type RosterProfile, type TaskRecord } from "./kanban_api.ts";
+import { TaskFields, type TaskFieldValues } from "./kanban_fields.tsx";
 
 /** The dialog; `onCreated` gets the new task. */
 export function NewTaskDialog(props: {
@@ -17,10 +18,13 @@ export function NewTaskDialog(props: {
   onClose: () => void;
   onCreated: (task: TaskRecord) => void;
 }) {
-  const [title, setTitle] = useState("");
-  const [body, setBody] = useState("");
-  const [assignee, setAssignee] = useState("");
-  const [priority, setPriority] = useState("0");
+  const [fields, setFields] = useState<TaskFieldValues>({
+    title: "",
+    body: "",
+    assignee: "",
+    priority: "0",
+  });
+  const { title, body, assignee, priority } = fields;
   const [triage, setTriage] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -47,50 +51,20 @@ export function NewTaskDialog(props: {
   return (
     <Dialog title="New task" onClose={props.onClose} class="kanban-new-dialog">
       <form onSubmit={submit} aria-label="New task">
-        <Field id="kanban-new-title" label="Title">
-          <input
-            id="kanban-new-title"
-            type="text"
-            required
-            maxLength={500}
-            autoFocus
-            value={title}
-            onInput={(event) => setTitle((event.currentTarget as HTMLInputElement).value)}
-          />
-        </Field>
-        <Field id="kanban-new-body" label="Description">
-          <textarea
-            id="kanban-new-body"
-            rows={4}
-            value={body}
-            onInput={(event) => setBody((event.currentTarget as HTMLTextAreaElement).value)}
-          />
-        </Field>
-        <div class="kanban-edit-row">
-          <Field id="kanban-new-assignee" label="Assignee">
-            <select
-              id="kanban-new-assignee"
-              value={assignee}
-              onChange={(event) => setAssignee((event.currentTarget as HTMLSelectElement).value)}
-            >
-              <option value="">
-                Default{props.defaultAssignee ? ` (${props.defaultAssignee})` : ""}
-              </option>
-              {props.roster.map((profile) => (
-                <option key={profile.name} value={profile.name}>{profile.name}</option>
-              ))}
-            </select>
-          </Field>
-          <Field id="kanban-new-priority" label="Priority">
-            <input
-              id="kanban-new-priority"
-              type="number"
-              step={1}
-              value={priority}
-              onInput={(event) => setPriority((event.currentTarget as HTMLInputElement).value)}
-            />
-          </Field>
-        </div>
+        <TaskFields
+          idPrefix="kanban-new"
+          values={fields}
+          onChange={setFields}
+          assignees={[
+            {
+              value: "",
+              label: `Default${props.defaultAssignee ? ` (${props.defaultAssignee})` : ""}`,
+            },
+            ...props.roster.map((profile) => ({ value: profile.name, label: profile.name })),
+          ]}
+          bodyRows={4}
+          autoFocus
+        />
         <Field
           id="kanban-new-triage"
           label="Triage"
