@@ -65,6 +65,7 @@ const SETTINGS: DispatchSettings = {
   autoDecompose: false,
   autoDecomposePerTick: 3,
   maxInProgress: 4,
+  maxRuntimeMs: 3_600_000,
 };
 
 /** Fills `board` with the mix of the module documentation, scaled to `tasks`. */

@@ -53,9 +53,18 @@ function writeFanout(
     assignee: required(child.assignee, "A child task's assignee").toLowerCase(),
   }));
   const ids = freshIds(db, children.length);
-  const parentsOf = ids.map((_, index) =>
-    plan.edges.filter(([, child]) => child === index).map(([parent]) => ids[parent])
-  );
+  // What the root waited for, every child that starts the graph waits for too.
+  const rootParents = db.prepare(
+    "SELECT l.parent_id AS id, p.status AS status FROM task_links l " +
+      "JOIN tasks p ON p.id = l.parent_id WHERE l.child_id = ?",
+  ).all(root.id) as { id: string; status: TaskStatus }[];
+  const parentsOf = ids.map((_, index) => {
+    const inGraph = plan.edges.filter(([, child]) => child === index).map(([parent]) =>
+      ids[parent]
+    );
+    return inGraph.length > 0 ? inGraph : rootParents.map((parent) => parent.id);
+  });
+  const statusOf = new Map(rootParents.map((parent) => [parent.id, parent.status]));
   const insert = db.prepare(
     "INSERT INTO tasks (id, board, title, body, assignee, status, priority, created_by, " +
       "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -66,7 +75,9 @@ function writeFanout(
   );
   children.forEach((child, index) => {
     const parents = [...new Set(parentsOf[index])];
-    const status = initialStatus({ parentStatuses: parents.map((): TaskStatus => "todo") });
+    const status = initialStatus({
+      parentStatuses: parents.map((id): TaskStatus => statusOf.get(id) ?? "todo"),
+    });
     insert.run(
       ids[index],
       root.board,

@@ -72,7 +72,8 @@ export function writeBlock(
   const recurrences = kind === null ? 0 : task.block_kind === kind ? task.block_recurrences + 1 : 1;
   const loop = kind === "needs_input" && recurrences >= BLOCK_RECURRENCE_LIMIT;
   // Waiting for other tasks is not a block: it waits in todo and is promoted when they finish.
-  const waits = kind === "dependency";
+  // With nothing unfinished to wait for, it is an ordinary block (else it would loop).
+  const waits = kind === "dependency" && !parentsFinished(db, id);
   const status: TaskStatus = loop ? "triage" : waits ? "todo" : "blocked";
   db.prepare(
     "UPDATE tasks SET status = ?, block_kind = ?, block_recurrences = ?, updated_at = ? " +
@@ -243,8 +244,10 @@ export function writeMove(
       addEvent(db, childId, "demoted", { parent: id, reason: "parent reopened" }, at);
     }
   }
+  // A person decided: the block streak starts over.
   db.prepare(
-    "UPDATE tasks SET status = ?, consecutive_failures = " +
+    "UPDATE tasks SET status = ?, block_kind = NULL, block_recurrences = 0, " +
+      "consecutive_failures = " +
       (task.status === "blocked" ? "0" : "consecutive_failures") +
       ", completed_at = " + (reopened ? "NULL" : "completed_at") +
       ", updated_at = ? WHERE id = ?",

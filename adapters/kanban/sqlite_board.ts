@@ -208,6 +208,15 @@ export function openSqliteBoard(dbPath: string, options: SqliteBoardOptions = {}
         checkLink(parentId, childId, (id) => childIds(db, id));
         const parent = requireTask(db, parentId);
         const child = requireTask(db, childId);
+        if (parent.board !== child.board) {
+          throw new HeraldError(
+            "kanban_link_board",
+            "usage",
+            `Task "${parentId}" is on board ${parent.board} and "${childId}" on ${child.board}; ` +
+              "only tasks of one board can wait for each other",
+            { details: { parent: parentId, child: childId } },
+          );
+        }
         const added = db.prepare(
           "INSERT OR IGNORE INTO task_links (parent_id, child_id) VALUES (?, ?)",
         ).run(parentId, childId);
@@ -419,6 +428,13 @@ export function openSqliteBoard(dbPath: string, options: SqliteBoardOptions = {}
 
     advanceSubscription: (key, seq, done) =>
       write((db) => writeSubscriptionCursor(db, key, seq, done)),
+
+    recordEvent: (taskId, kind, payload) =>
+      write((db, at) => {
+        requireTask(db, taskId);
+        const seq = addEvent(db, taskId, required(kind, "An event's kind"), payload, at);
+        return { seq, task_id: taskId, kind, payload, at };
+      }),
 
     commitDecomposition: (plan) => write((db, at) => writeDecomposition(db, plan, at)),
 

@@ -154,6 +154,7 @@ export function dispatchSettingsOf(kanban: HeraldConfig["kanban"]): DispatchSett
     autoDecompose: kanban.auto_decompose,
     autoDecomposePerTick: kanban.auto_decompose_per_tick,
     maxInProgress: kanban.max_in_progress,
+    maxRuntimeMs: kanban.max_runtime_seconds * 1000,
   };
 }
 

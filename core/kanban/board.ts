@@ -323,9 +323,10 @@ export interface BoardStore {
   /** For each task of `board` with links: how many it waits for and how many wait for it. */
   linkCounts(board: string): Promise<Map<string, { parents: number; children: number }>>;
   /**
-   * Makes `childId` wait for `parentId` (`linked` event). A self-link or a
-   * link that would close a cycle is refused and nothing is written; a
-   * `ready` child of an unfinished parent goes back to `todo`.
+   * Makes `childId` wait for `parentId` (`linked` event). A self-link, a
+   * link across boards or one that would close a cycle is refused and
+   * nothing is written; a `ready` child of an unfinished parent goes back
+   * to `todo`.
    */
   link(parentId: string, childId: string): Promise<void>;
   /** Removes a link (`unlinked` event); a `todo` child whose parents are now all finished is promoted. False when there was no such link. */
@@ -338,6 +339,13 @@ export interface BoardStore {
   events(taskId?: string, afterSeq?: number): Promise<TaskEvent[]>;
   /** The task's runs, oldest first. */
   runs(taskId: string): Promise<TaskRun[]>;
+  /**
+   * Appends an event that no other write records (the dispatcher's
+   * `decompose_failed`, say).
+   *
+   * @throws NotFoundError for an unknown task.
+   */
+  recordEvent(taskId: string, kind: string, payload: Record<string, unknown>): Promise<TaskEvent>;
   /** Gives the task to another profile (`assigned` event); refused while it runs. */
   assign(id: string, assignee: string): Promise<TaskRecord>;
   /**

@@ -15,7 +15,22 @@
  */
 
 import { errorText } from "../errors.ts";
-import type { AttemptEnd, BoardStore, TaskRecord } from "./board.ts";
+import {
+  type AttemptEnd,
+  BLOCK_RECURRENCE_LIMIT,
+  type BoardStore,
+  type TaskEvent,
+  type TaskRecord,
+} from "./board.ts";
+
+/** A failed automatic decomposition waits this long before the next try, doubling each time. */
+export const DECOMPOSE_BACKOFF_MS = 5 * 60_000;
+
+/** The longest wait between automatic tries at one triage task. */
+export const DECOMPOSE_BACKOFF_MAX_MS = 24 * 3_600_000;
+
+/** How long past `kanban.max_runtime_seconds` a worker may run before the dispatcher stops it. */
+export const RUNTIME_GRACE_MS = 60_000;
 
 /** What a tick is asked to do. */
 export interface DispatchRequest {
@@ -57,6 +72,11 @@ export interface DispatchSettings {
   autoDecomposePerTick: number;
   /** `kanban.max_in_progress`: running tasks at most (this tick counts those already running). */
   maxInProgress: number;
+  /**
+   * `kanban.max_runtime_seconds` in ms: a worker stops itself then; one
+   * still running {@link RUNTIME_GRACE_MS} later is stopped (`timed_out`).
+   */
+  maxRuntimeMs: number;
 }
 
 /** A worker this process started and still watches. */
@@ -146,7 +166,13 @@ export async function dispatchTick(
   return report;
 }
 
-/** Auto mode: decomposes up to `autoDecomposePerTick` triage tasks. */
+/**
+ * Auto mode: decomposes up to `autoDecomposePerTick` triage tasks. A task
+ * sent back to triage for needing input again waits for a person; one
+ * whose decomposition failed is tried again only after a backoff
+ * ({@link DECOMPOSE_BACKOFF_MS}, doubling), each failure recorded as a
+ * `decompose_failed` event so every dispatcher sees it.
+ */
 async function decomposeTriage(
   ports: DispatchPorts,
   settings: DispatchSettings,
@@ -157,20 +183,55 @@ async function decomposeTriage(
   const triage = await ports.board.listTasks({
     ...(request.board === undefined ? {} : { board: request.board }),
     status: "triage",
-    limit: settings.autoDecomposePerTick,
+    limit: settings.autoDecomposePerTick + 32,
   });
+  let tried = 0;
   for (const task of triage) {
+    if (tried >= settings.autoDecomposePerTick) break;
+    if (needsPerson(task)) continue;
+    const failures = failedDecompositions(await ports.board.events(task.id));
+    if (failures.length > 0 && ports.now() - failures.at(-1)!.at < backoff(failures.length)) {
+      continue;
+    }
+    tried++;
     if (request.dryRun) {
       report.decomposed.push({ task_id: task.id, ok: true, message: "would be decomposed" });
       continue;
     }
-    try {
-      const outcome = await ports.decompose(task.id);
-      report.decomposed.push({ task_id: task.id, ...outcome });
-    } catch (error) {
-      report.decomposed.push({ task_id: task.id, ok: false, message: errorText(error) });
+    const outcome = await ports.decompose(task.id).catch((error) => ({
+      ok: false,
+      message: errorText(error),
+    }));
+    report.decomposed.push({ task_id: task.id, ...outcome });
+    if (!outcome.ok) {
+      await ports.board.recordEvent(task.id, "decompose_failed", {
+        message: outcome.message,
+        failures: failures.length + 1,
+        retry_after_ms: backoff(failures.length + 1),
+      }).catch((error) => report.skipped.push({ task_id: task.id, reason: errorText(error) }));
     }
   }
+}
+
+/** True for a task that went back to triage for needing input again: a person decides next. */
+export function needsPerson(task: TaskRecord): boolean {
+  return task.status === "triage" && task.block_kind === "needs_input" &&
+    task.block_recurrences >= BLOCK_RECURRENCE_LIMIT;
+}
+
+/** The `decompose_failed` events since the task last came (back) to triage. */
+function failedDecompositions(events: readonly TaskEvent[]): TaskEvent[] {
+  const failed: TaskEvent[] = [];
+  for (const event of events) {
+    if (event.kind === "decompose_failed") failed.push(event);
+    else if (event.kind === "moved" || event.kind === "block_loop_detected") failed.length = 0;
+  }
+  return failed;
+}
+
+/** The wait after `failures` failed decompositions in a row. */
+function backoff(failures: number): number {
+  return Math.min(DECOMPOSE_BACKOFF_MS * 2 ** (failures - 1), DECOMPOSE_BACKOFF_MAX_MS);
 }
 
 /**
@@ -223,6 +284,22 @@ async function lookAfter(
         },
       expired ? report.reclaimed : report.crashed,
     ));
+  }
+  if (alive === true) {
+    const open = (await ports.board.runs(task.id)).at(-1);
+    const ranFor = open && open.ended_at === null ? now - open.started_at : 0;
+    if (ranFor > settings.maxRuntimeMs + RUNTIME_GRACE_MS) {
+      if (!report.dry_run) await ports.stopWorker(lock, task.worker_pid);
+      return !(await endAttempt(ports, task, report, {
+        lock,
+        outcome: "timed_out",
+        error: `its worker ran ${Math.round(ranFor / 60_000)} min, past ` +
+          "kanban.max_runtime_seconds, and was stopped",
+        failed: true,
+        failureLimit,
+        details: { pid: task.worker_pid },
+      }, report.crashed));
+    }
   }
   if (!expired) return true;
   if (alive === undefined) {

@@ -40,28 +40,60 @@ interface RootRow {
   assignee: string;
 }
 
-/** Checks the database after a kill; returns how many roots were decomposed and how many not yet. */
+/** Counts rows per key with one grouped query (`key`, `n` columns). */
+function countsBy(db: DatabaseSync, sql: string): Map<string, number> {
+  const rows = db.prepare(sql).all() as unknown as { key: string; n: number }[];
+  return new Map(rows.map((row) => [row.key, Number(row.n)]));
+}
+
+/** A child's title starts with its root's id: `<root id> part <k>`. */
+const CHILD = "c.title LIKE 't\\_% part %' ESCAPE '\\'";
+
+/**
+ * Checks the database after a kill; returns how many roots were decomposed
+ * and how many not yet. Grouped queries, so the check stays linear in the
+ * board's size however many roots the workers committed.
+ */
 function checkBoard(path: string, kill: number): { whole: number; untouched: number } {
   const db = new DatabaseSync(path);
   try {
     const integrity = db.prepare("PRAGMA integrity_check").all().map((row) => ({ ...row }));
     assert.deepEqual(integrity, [{ integrity_check: "ok" }], `kill ${kill}`);
-    const count = (sql: string, ...args: string[]) =>
-      Number((db.prepare(sql).get(...args) as { n: number }).n);
     const roots = db.prepare("SELECT id, status, assignee FROM tasks WHERE title LIKE 'root %'")
       .all() as unknown as RootRow[];
+    const childrenOf = countsBy(
+      db,
+      `SELECT substr(c.title, 1, 10) AS key, count(*) AS n FROM tasks c WHERE ${CHILD} GROUP BY key`,
+    );
+    const decomposedOf = countsBy(
+      db,
+      "SELECT task_id AS key, count(*) AS n FROM task_events WHERE kind = 'decomposed' " +
+        "GROUP BY key",
+    );
+    const commentsOf = countsBy(
+      db,
+      "SELECT task_id AS key, count(*) AS n FROM task_comments GROUP BY key",
+    );
+    const waitsForOf = countsBy(
+      db,
+      "SELECT child_id AS key, count(*) AS n FROM task_links GROUP BY key",
+    );
+    const siblingLinksOf = countsBy(
+      db,
+      "SELECT substr(c.title, 1, 10) AS key, count(*) AS n FROM task_links l " +
+        `JOIN tasks c ON c.id = l.child_id WHERE ${CHILD} GROUP BY key`,
+    );
+    const createdOf = countsBy(
+      db,
+      "SELECT substr(c.title, 1, 10) AS key, count(*) AS n FROM task_events e " +
+        `JOIN tasks c ON c.id = e.task_id WHERE ${CHILD} AND e.kind = 'created' GROUP BY key`,
+    );
     let whole = 0, untouched = 0;
     for (const root of roots) {
-      const children = count(
-        "SELECT count(*) AS n FROM tasks WHERE title LIKE ? || ' part %'",
-        root.id,
-      );
-      const decomposed = count(
-        "SELECT count(*) AS n FROM task_events WHERE task_id = ? AND kind = 'decomposed'",
-        root.id,
-      );
-      const comments = count("SELECT count(*) AS n FROM task_comments WHERE task_id = ?", root.id);
-      const waitsFor = count("SELECT count(*) AS n FROM task_links WHERE child_id = ?", root.id);
+      const children = childrenOf.get(root.id) ?? 0;
+      const decomposed = decomposedOf.get(root.id) ?? 0;
+      const comments = commentsOf.get(root.id) ?? 0;
+      const waitsFor = waitsForOf.get(root.id) ?? 0;
       const where = `kill ${kill}, root ${root.id}`;
       if (children === 0) {
         untouched++;
@@ -75,22 +107,14 @@ function checkBoard(path: string, kill: number): { whole: number; untouched: num
         ["todo", "lead", 1, 1, 3],
         where,
       );
-      const siblingLinks = count(
-        "SELECT count(*) AS n FROM task_links l JOIN tasks c ON c.id = l.child_id " +
-          "WHERE c.title LIKE ? || ' part %'",
-        root.id,
-      );
-      assert.equal(siblingLinks, 2, where);
-      const created = count(
-        "SELECT count(*) AS n FROM task_events e JOIN tasks c ON c.id = e.task_id " +
-          "WHERE c.title LIKE ? || ' part %' AND e.kind = 'created'",
-        root.id,
-      );
-      assert.equal(created, 4, where);
+      assert.equal(siblingLinksOf.get(root.id) ?? 0, 2, where);
+      assert.equal(createdOf.get(root.id) ?? 0, 4, where);
     }
-    const orphans = count(
-      "SELECT count(*) AS n FROM tasks c WHERE c.title LIKE 't\\_% part %' ESCAPE '\\' " +
-        "AND NOT EXISTS (SELECT 1 FROM tasks r WHERE r.id = substr(c.title, 1, 10))",
+    const orphans = Number(
+      (db.prepare(
+        `SELECT count(*) AS n FROM tasks c WHERE ${CHILD} ` +
+          "AND NOT EXISTS (SELECT 1 FROM tasks r WHERE r.id = substr(c.title, 1, 10))",
+      ).get() as { n: number }).n,
     );
     assert.equal(orphans, 0, `kill ${kill}: children without their root`);
     return { whole, untouched };

@@ -633,3 +633,31 @@ Deno.test("listTasks returns at most limit tasks, highest priority first", async
     ids[3],
   ]);
 });
+
+Deno.test("a dependency block with nothing unfinished to wait for is an ordinary block", async () => {
+  await using env = await openBoard();
+  const { board } = env;
+  const { task: alone } = await board.createTask({ title: "Alone", assignee: "coder" });
+  await claimed(board, alone.id, "L1");
+  const blocked = await board.block(alone.id, "waits for the vendor", {
+    kind: "dependency",
+    lock: "L1",
+  });
+  assert.equal(blocked.status, "blocked");
+  assert.deepEqual([blocked.block_kind, blocked.block_recurrences], ["dependency", 1]);
+  assert.equal((await board.events(alone.id)).at(-1)!.kind, "blocked");
+  assert.deepEqual(await board.promoteReady(), [], "not promoted behind a person's back");
+  assert.equal((await task(board, alone.id)).status, "blocked");
+});
+
+Deno.test("a person's move starts the needs_input streak over", async () => {
+  await using env = await openBoard();
+  const { board } = env;
+  const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
+  await board.block(work.id, "which database?", { kind: "needs_input" });
+  const moved = await board.move(work.id, "ready", "alice");
+  assert.deepEqual([moved.status, moved.block_kind, moved.block_recurrences], ["ready", null, 0]);
+  const again = await board.block(work.id, "which database, again?", { kind: "needs_input" });
+  assert.equal(again.status, "blocked", "a first block after the person decided, not a loop");
+  assert.equal(again.block_recurrences, 1);
+});

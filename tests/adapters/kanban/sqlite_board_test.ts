@@ -103,6 +103,23 @@ Deno.test("a self-link and a cycle are refused and nothing is written", async ()
   assert.equal((await board.getTask(a.id))!.status, "ready");
 });
 
+Deno.test("a link across boards is refused and nothing is written", async () => {
+  await using env = await openBoard();
+  const { board } = env;
+  await board.createBoard("ops");
+  const { task: here } = await board.createTask({ title: "Here", assignee: "x" });
+  const { task: there } = await board.createTask({ title: "There", assignee: "x", board: "ops" });
+  const before = await board.events();
+  await assert.rejects(
+    () => board.link(here.id, there.id),
+    heraldError("kanban_link_board", "ops"),
+  );
+  await assert.rejects(() => board.link(there.id, here.id), heraldError("kanban_link_board"));
+  assert.deepEqual(await board.events(), before);
+  assert.deepEqual(await board.links(here.id), []);
+  assert.equal((await board.getTask(there.id))!.status, "ready");
+});
+
 Deno.test("linking a ready task under an unfinished parent sends it back to todo", async () => {
   await using env = await openBoard();
   const { board } = env;

@@ -464,3 +464,47 @@ Deno.test("the prompt lists the task and every profile, marking one without a de
   assert.match(user, /- lead: Plans work and judges whether it is done\./);
   assert.match(system, /"parents": \[<indices>\]/);
 });
+
+Deno.test("children that start the graph wait for what the root waited for", async () => {
+  await using env = await openBoard();
+  const { board } = env;
+  const { task: spec } = await board.createTask({ title: "Agree the spec", assignee: "lead" });
+  const { task: root } = await board.createTask({
+    title: "Build to the spec",
+    assignee: "default",
+    triage: true,
+    parents: [spec.id],
+  });
+  const outcome = expectFanout(
+    await decomposeTask(board, root.id, scripted(JSON.stringify(FOUR_CHILDREN)).ports),
+  );
+  const [survey, build, guide, logo] = outcome.children;
+  const parentsOf = async (id: string) =>
+    (await board.links(id)).filter((link) => link.child_id === id).map((link) => link.parent_id)
+      .sort();
+  // The survey and the logo start the graph: they wait for the spec, as the root did.
+  assert.deepEqual(await parentsOf(survey.id), [spec.id]);
+  assert.deepEqual(await parentsOf(logo.id), [spec.id]);
+  assert.deepEqual(await parentsOf(build.id), [survey.id]);
+  assert.deepEqual(await parentsOf(guide.id), [survey.id]);
+  assert.deepEqual(outcome.children.map((child) => child.status), ["todo", "todo", "todo", "todo"]);
+  const finished = await board.complete(spec.id, "agreed");
+  assert.deepEqual(finished.promoted.map((task) => task.id).sort(), [survey.id, logo.id].sort());
+
+  // With the root's parent already done, the first children are ready at once.
+  const { task: again } = await board.createTask({
+    title: "Second build",
+    assignee: "default",
+    triage: true,
+    parents: [spec.id],
+  });
+  const second = expectFanout(
+    await decomposeTask(board, again.id, scripted(JSON.stringify(FOUR_CHILDREN)).ports),
+  );
+  assert.deepEqual(second.children.map((child) => child.status), [
+    "ready",
+    "todo",
+    "todo",
+    "ready",
+  ]);
+});

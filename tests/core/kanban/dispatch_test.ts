@@ -3,9 +3,11 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { openSqliteBoard } from "../../../adapters/kanban/mod.ts";
 import {
+  DECOMPOSE_BACKOFF_MS,
   type DispatchPorts,
   type DispatchSettings,
   dispatchTick,
+  RUNTIME_GRACE_MS,
   settleWorkerExit,
   type WatchedWorker,
 } from "../../../core/kanban/dispatch.ts";
@@ -23,6 +25,7 @@ const SETTINGS: DispatchSettings = {
   autoDecompose: false,
   autoDecomposePerTick: 3,
   maxInProgress: 10,
+  maxRuntimeMs: 3_600_000,
 };
 
 /** A board in a temp root with a clock the test moves by hand. */
@@ -405,6 +408,100 @@ Deno.test("auto-decompose handles at most autoDecomposePerTick triage tasks", as
     ok: false,
     message: "model down",
   }]);
+});
+
+Deno.test("auto-decompose leaves a task that needed input twice to a person", async () => {
+  await using env = await openBoard();
+  const { board, clock } = env;
+  const looped = await make(board, "Which database?");
+  await board.block(looped.id, "which database?", { kind: "needs_input" });
+  await board.unblock(looped.id);
+  const back = await board.block(looped.id, "still: which database?", { kind: "needs_input" });
+  assert.equal(back.status, "triage");
+  const fresh = await make(board, "Idea", { triage: true });
+  const { ports, decomposed } = scripted(board, clock);
+  const report = await dispatchTick(ports, { ...SETTINGS, autoDecompose: true });
+  assert.deepEqual(decomposed, [fresh.id]);
+  assert.deepEqual(report.decomposed.map((outcome) => outcome.task_id), [fresh.id]);
+  // Once a person sent it back to triage (after an answer, say), it is decomposed again.
+  await board.move(looped.id, "ready", "alice");
+  await board.move(looped.id, "triage", "alice");
+  decomposed.length = 0;
+  await dispatchTick(ports, { ...SETTINGS, autoDecompose: true }, { max: 0 });
+  assert.ok(decomposed.includes(looped.id), JSON.stringify(decomposed));
+});
+
+Deno.test("a failed automatic decomposition is retried only after a doubling backoff", async () => {
+  await using env = await openBoard();
+  const { board, clock } = env;
+  const stuck = await make(board, "Stuck", { triage: true, priority: 5 });
+  const other = await make(board, "Other", { triage: true });
+  const tried: string[] = [];
+  const { ports } = scripted(board, clock, {
+    decompose: (taskId) => {
+      tried.push(taskId);
+      return Promise.resolve(
+        taskId === stuck.id
+          ? { ok: false, message: "the model's reply is not JSON" }
+          : { ok: true, message: "split" },
+      );
+    },
+  });
+  const settings = { ...SETTINGS, autoDecompose: true, autoDecomposePerTick: 1 };
+  const tick = async () => {
+    tried.length = 0;
+    await dispatchTick(ports, settings, { max: 0 });
+    return [...tried];
+  };
+  assert.deepEqual(await tick(), [stuck.id]);
+  const failure = await lastEvent(board, stuck.id);
+  assert.equal(failure.kind, "decompose_failed");
+  assert.deepEqual(failure.payload, {
+    message: "the model's reply is not JSON",
+    failures: 1,
+    retry_after_ms: DECOMPOSE_BACKOFF_MS,
+  });
+  // Backing off, the next triage task gets the turn (it stays in triage: the port is scripted).
+  assert.deepEqual(await tick(), [other.id]);
+  clock.now += DECOMPOSE_BACKOFF_MS - 1;
+  assert.deepEqual(await tick(), [other.id]);
+  clock.now += 1;
+  assert.deepEqual(await tick(), [stuck.id], "tried again after the backoff");
+  assert.equal((await lastEvent(board, stuck.id)).payload?.failures, 2);
+  clock.now += DECOMPOSE_BACKOFF_MS;
+  assert.deepEqual(await tick(), [other.id], "the second wait is twice as long");
+  clock.now += DECOMPOSE_BACKOFF_MS;
+  assert.deepEqual(await tick(), [stuck.id]);
+  // A dry run neither tries nor records.
+  const before = await board.events(stuck.id);
+  clock.now += 10 * DECOMPOSE_BACKOFF_MS;
+  const dry = await dispatchTick(ports, settings, { dryRun: true });
+  assert.deepEqual(dry.decomposed.map((outcome) => outcome.task_id), [stuck.id]);
+  assert.deepEqual(await board.events(stuck.id), before);
+});
+
+Deno.test("a live worker past kanban.max_runtime_seconds and the grace is stopped and timed out", async () => {
+  await using env = await openBoard();
+  const { board, clock } = env;
+  const task = await running(board, clock, "Long", "long:1");
+  const { ports, alive, stops } = scripted(board, clock);
+  alive.set("long:1", true);
+  const settings = { ...SETTINGS, maxRuntimeMs: 10 * 60_000 };
+  // Heartbeating and within the cap plus grace: left alone, its claim extended.
+  clock.now += settings.maxRuntimeMs + RUNTIME_GRACE_MS;
+  await board.heartbeat(task.id, "long:1", clock.now);
+  const within = await dispatchTick(ports, settings, { max: 0 });
+  assert.deepEqual([within.extended, within.crashed, stops], [[task.id], [], []]);
+  clock.now += 1;
+  await board.heartbeat(task.id, "long:1", clock.now);
+  const past = await dispatchTick(ports, settings, { max: 0 });
+  assert.deepEqual(stops, [{ lock: "long:1", pid: 77 }]);
+  assert.deepEqual(past.crashed, [task.id]);
+  const after = await get(board, task.id);
+  assert.deepEqual([after.status, after.consecutive_failures], ["ready", 1]);
+  assert.match(after.last_failure_error ?? "", /past kanban\.max_runtime_seconds/);
+  assert.equal((await lastEvent(board, task.id)).kind, "timed_out");
+  assert.deepEqual((await board.runs(task.id)).map((run) => run.outcome), ["timed_out"]);
 });
 
 Deno.test("todo children are promoted and started once another writer finished their parent", async () => {
