@@ -104,7 +104,7 @@ export class KanbanRelay {
     }
     const generation = ++this.#generation;
     // Skip what was written while nobody listened, then relay what comes.
-    this.#polling = this.#read(false).finally(() => this.#schedule(generation));
+    this.#polling = this.#skipToEnd().finally(() => this.#schedule(generation));
   }
 
   async #pause(): Promise<void> {
@@ -121,26 +121,35 @@ export class KanbanRelay {
     if (generation !== this.#generation || !this.#board || this.#stopped) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#polling = this.#read(true).finally(() => this.#schedule(generation));
+      this.#polling = this.#read().finally(() => this.#schedule(generation));
     }, this.#options.intervalMs ?? KANBAN_POLL_MS);
   }
 
-  /** Reads the log after the cursor; publishes the entries when `publish`. */
-  async #read(publish: boolean): Promise<void> {
+  /** Moves the cursor to the newest entry without reading the log. */
+  async #skipToEnd(): Promise<void> {
     const board = this.#board;
     if (!board) return;
+    try {
+      this.#cursor = await board.lastEventSeq();
+    } catch {
+      // A busy or closing database: the next poll tries again.
+    }
+  }
+
+  /** Reads the log after the cursor and publishes its entries. */
+  async #read(): Promise<void> {
+    const board = this.#board;
+    if (!board) return;
+    // The log was never read (the skip failed): skip now rather than replay it all.
+    if (this.#cursor === undefined) return await this.#skipToEnd();
     let entries: TaskEvent[];
     try {
       entries = await board.events(undefined, this.#cursor ?? 0);
     } catch {
       return; // A busy or closing database: the next tick tries again.
     }
-    if (entries.length === 0) {
-      this.#cursor ??= 0;
-      return;
-    }
+    if (entries.length === 0) return;
     this.#cursor = entries[entries.length - 1].seq;
-    if (!publish) return;
     for (const entry of entries) {
       if (this.#board !== board) return;
       this.#options.events.publish(

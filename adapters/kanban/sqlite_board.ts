@@ -271,6 +271,15 @@ export function openSqliteBoard(dbPath: string, options: SqliteBoardOptions = {}
         )
       ),
 
+    lastEventSeq: () =>
+      use((db) =>
+        Number(
+          (db.prepare("SELECT max(seq) AS seq FROM task_events").get() as {
+            seq: number | null;
+          }).seq ?? 0,
+        )
+      ),
+
     events: (taskId, afterSeq = 0) =>
       use((db) => {
         const rows = (taskId === undefined

@@ -125,7 +125,9 @@ export function createWorkerSupervisor(options: WorkerSupervisorOptions): Worker
     async stopWorker(lock, pid) {
       const mine = watched.get(lock);
       if (mine) return await mine.stop();
-      if (pid === null || lock.split(":")[0] !== host || !(await isWorker(pid, lock))) return;
+      if (pid === null || lock.split(":")[0] !== host || (await isWorker(pid, lock)) !== true) {
+        return;
+      }
       // Not our child: signal its group while it is still that worker, SIGKILL after the grace.
       const signal = (name: Deno.Signal) => {
         try {
@@ -136,16 +138,19 @@ export function createWorkerSupervisor(options: WorkerSupervisorOptions): Worker
       };
       signal("SIGTERM");
       const until = Date.now() + STOP_GRACE_MS;
-      while (Date.now() < until && await isWorker(pid, lock)) await delay(100);
-      if (await isWorker(pid, lock)) signal("SIGKILL");
+      while (Date.now() < until && (await isWorker(pid, lock)) === true) await delay(100);
+      if ((await isWorker(pid, lock)) === true) signal("SIGKILL");
       log(`kanban: stopped the worker ${pid} of claim ${lock}`);
     },
 
     async spawn(task: TaskRecord, lock: string) {
       const logs = join(options.root, "kanban", "logs");
-      await Deno.mkdir(logs, { recursive: true });
+      await Deno.mkdir(logs, { recursive: true, mode: 0o700 });
       const logPath = join(logs, `${task.id}.log`);
       await rotate(logPath);
+      // The worker's output may quote what it read: only the owner reads it.
+      (await Deno.open(logPath, { create: true, append: true, mode: 0o600 })).close();
+      await Deno.chmod(logPath, 0o600);
       const [program, ...prefix] = options.command ?? heraldCommand();
       const env: Record<string, string> = {};
       for (const [name, value] of Object.entries(options.env)) {
@@ -214,23 +219,29 @@ export function createWorkerSupervisor(options: WorkerSupervisorOptions): Worker
 /**
  * Whether `pid` is the head of a live worker for the claim `lock`: it
  * leads its own process group and its environment carries that claim (a
- * reused pid does not).
+ * reused pid does not). False when the process is gone, a zombie, or not
+ * that worker; undefined when this cannot be told (off Linux, or its
+ * environment is not ours to read).
  */
-async function isWorker(pid: number, lock: string): Promise<boolean> {
-  if (Deno.build.os !== "linux") return false;
-  if ((await processGroupOf(pid)) !== pid) return false;
+async function isWorker(pid: number, lock: string): Promise<boolean | undefined> {
+  if (Deno.build.os !== "linux") return undefined;
+  const group = await processGroupOf(pid);
+  if (group === undefined) return false;
+  if (group !== pid) return false;
   let stat: string;
-  let environ: string;
   try {
-    [stat, environ] = await Promise.all([
-      Deno.readTextFile(`/proc/${pid}/stat`),
-      Deno.readTextFile(`/proc/${pid}/environ`),
-    ]);
+    stat = await Deno.readTextFile(`/proc/${pid}/stat`);
   } catch {
     return false;
   }
   const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
   if (state === "Z" || state === "X") return false;
+  let environ: string;
+  try {
+    environ = await Deno.readTextFile(`/proc/${pid}/environ`);
+  } catch (error) {
+    return error instanceof Deno.errors.NotFound ? false : undefined;
+  }
   return environ.split("\0").includes(`${WORKER_ENV.claim}=${lock}`);
 }
 

@@ -9,7 +9,10 @@
  * after `kanban.max_runtime_seconds` (`timed_out`). A turn that ends with
  * the task still running under this claim (no `kanban_complete` or
  * `kanban_block`) ends the attempt as a `protocol_violation`; a turn that
- * fails ends it `crashed`. Both count toward the failure limit.
+ * fails ends it `crashed`. Both count toward the failure limit. The worker
+ * also looks (read only) every {@link CLAIM_CHECK_MS} whether it still
+ * holds its claim, and stops its turn at once when the task was moved,
+ * archived or claimed by someone else.
  *
  * @module
  */
@@ -31,6 +34,9 @@ export const WORKER_SKILL = "kanban-worker";
 
 /** Characters of the last answer kept in a protocol violation's error. */
 const ANSWER_CHARS = 400;
+
+/** How often a worker looks whether it still holds its claim, between its heartbeats. */
+export const CLAIM_CHECK_MS = 15_000;
 
 /** `kanban.failure_limit` by default, for an attempt that ends before the config is read. */
 const DEFAULT_FAILURE_LIMIT = 2;
@@ -248,18 +254,28 @@ async function attempt(
   const controller = new AbortController();
   let timedOut = false;
   let claimLost = false;
-  const beat = async () => {
-    try {
-      if (!(await board.heartbeat(taskId, lock, now() + ttlMs))) {
-        claimLost = true;
-        log(`kanban: ${taskId}: the claim was taken from this worker; stopping`);
-        controller.abort();
-      }
-    } catch (error) {
-      log(`kanban: ${taskId}: the heartbeat failed: ${errorText(error)}`);
-    }
+  // A task this worker no longer holds is either finished (by its own
+  // kanban_complete or kanban_block: the turn ends by itself) or taken away
+  // (moved, archived, claimed again): then the turn stops at once.
+  const stopIfTaken = async () => {
+    if (claimLost) return;
+    const current = await board.getTask(taskId);
+    if (held(current, lock) || finishedOutcome(current, false) !== "claim_lost") return;
+    claimLost = true;
+    log(`kanban: ${taskId}: the claim was taken from this worker; stopping`);
+    controller.abort();
   };
-  const heartbeats = setInterval(() => void beat(), Math.max(1000, Math.floor(ttlMs / 3)));
+  const guarded = (what: string, step: () => Promise<unknown>) => () =>
+    void step().catch((error) => log(`kanban: ${taskId}: ${what} failed: ${errorText(error)}`));
+  const beatEvery = Math.max(1000, Math.floor(ttlMs / 3));
+  const heartbeats = setInterval(
+    guarded("the heartbeat", async () => {
+      if (!(await board.heartbeat(taskId, lock, now() + ttlMs))) await stopIfTaken();
+    }),
+    beatEvery,
+  );
+  // Between heartbeats (every 5 min by default), a cheaper read-only look.
+  const checks = setInterval(guarded("checking the claim", stopIfTaken), CLAIM_CHECK_MS);
   const deadline = setTimeout(() => {
     timedOut = true;
     controller.abort();
@@ -278,6 +294,7 @@ async function attempt(
     failure = errorText(error);
   } finally {
     clearInterval(heartbeats);
+    clearInterval(checks);
     clearTimeout(deadline);
     await conversation.close().catch((error) =>
       log(`kanban: ${taskId}: closing its conversation failed: ${errorText(error)}`)

@@ -337,6 +337,8 @@ export interface BoardStore {
   comments(taskId: string): Promise<TaskComment[]>;
   /** Events in `seq` order: of one task or all, after `afterSeq`. */
   events(taskId?: string, afterSeq?: number): Promise<TaskEvent[]>;
+  /** The `seq` of the newest event of the whole log; 0 when it is empty. */
+  lastEventSeq(): Promise<number>;
   /** The task's runs, oldest first. */
   runs(taskId: string): Promise<TaskRun[]>;
   /**

@@ -125,6 +125,15 @@ export interface BoardView {
   columns: { status: TaskStatus; tasks: KanbanCard[] }[];
 }
 
+/** What {@link KanbanService.edit} changes; absent fields stay. */
+export interface TaskChanges extends TaskEdit {
+  assignee?: string;
+  /** The column to move the task to. */
+  status?: TaskStatus;
+  /** Why it moves (a block's reason, a completion's result). */
+  reason?: string;
+}
+
 /** The board's operations, one per verb of `herald kanban`. Errors are HeraldErrors. */
 export interface KanbanService {
   /** Creates a task, resolving its assignee against the profiles on disk. */
@@ -155,8 +164,13 @@ export interface KanbanService {
   stats(board?: string): Promise<BoardStats>;
   /** Decomposes one triage task, or every triage task of a board (`id` absent). */
   decompose(target: { id: string } | { board?: string }): Promise<DecomposeResult[]>;
-  /** Changes a task's title, body, priority or assignee. */
-  edit(id: string, changes: TaskEdit & { assignee?: string }): Promise<TaskRecord>;
+  /**
+   * Changes a task's title, body, priority or assignee, and moves it when
+   * `status` is given (as {@link KanbanService.move}, `reason` saying why).
+   * The assignee is checked first and the move made before the edits, so a
+   * refused move or an unknown profile changes nothing.
+   */
+  edit(id: string, changes: TaskChanges): Promise<TaskRecord>;
   /**
    * Moves a task to a column, as dragging its card does: done completes
    * it, blocked blocks it, archived archives it, a blocked task dragged

@@ -7,7 +7,12 @@
  * whose claim was taken (reclaimed, moved, archived) cannot finish it.
  * Comments and created tasks are always by the profile: the model cannot
  * name another author. New tasks go through the same use case as `herald
- * kanban create` (the port's `createTask`), which resolves the assignee.
+ * kanban create` (the port's `createTask`), which resolves the assignee;
+ * one attempt creates at most {@link MAX_CREATES_PER_ATTEMPT}. A worker
+ * makes only its own task, or one its profile created, wait for another:
+ * it cannot hold back the rest of the board. These bounds keep a confused
+ * model in its lane; they are no security boundary (a worker runs with the
+ * profile's tools, and the terminal can reach the board file).
  *
  * @module
  */
@@ -18,6 +23,9 @@ import { BLOCK_KINDS, type BoardStore, DEFAULT_BOARD, type TaskRecord } from "..
 import type { CreateTaskInput, CreateTaskResult } from "../kanban/service.ts";
 import { workerContext } from "./_kanban_context.ts";
 import { defineTypedTool, type Tool, ToolError } from "./types.ts";
+
+/** The most tasks one worker attempt may create with kanban_create. */
+export const MAX_CREATES_PER_ATTEMPT = 20;
 
 /** The board operations the worker tools use. */
 export type KanbanWorkerBoard = Pick<
@@ -183,6 +191,7 @@ export function createKanbanWorkerTools(
 ): Tool[] {
   const own = scope.taskId;
   const lockOption = scope.lock === undefined ? {} : { lock: scope.lock };
+  let created = 0;
 
   const requireTask = async (board: KanbanWorkerBoard, id: string): Promise<TaskRecord> => {
     const task = await board.getTask(id);
@@ -333,6 +342,13 @@ export function createKanbanWorkerTools(
     run: (args) =>
       guarded(async () => {
         const title = needed(args.title, "a title", "kanban_create");
+        if (created >= MAX_CREATES_PER_ATTEMPT) {
+          throw new ToolError(
+            "kanban_create_limit",
+            `This attempt has created ${created} tasks, the most one attempt may; finish your ` +
+              "task, or block it with kanban_block saying what is left so a person can split it",
+          );
+        }
         const ports = await open();
         const board = scope.board ?? (await ports.board.getTask(own))?.board ?? DEFAULT_BOARD;
         const made = await ports.createTask({
@@ -345,6 +361,7 @@ export function createKanbanWorkerTools(
             : { parents: args.parents.map((parent) => parent.trim()) }),
           ...(args.priority === undefined ? {} : { priority: args.priority }),
         });
+        created++;
         return {
           task_id: made.task.id,
           status: made.task.status,
@@ -359,7 +376,8 @@ export function createKanbanWorkerTools(
   const link = defineTypedTool({
     name: "kanban_link",
     description: "Make one task wait for another: child_id starts only when parent_id is done. " +
-      "A link that would close a cycle is refused.",
+      "child_id must be your own task or one your profile created; a link that would close a " +
+      "cycle is refused.",
     schema: linkArgs,
     run: (args) =>
       guarded(async () => {
@@ -367,7 +385,14 @@ export function createKanbanWorkerTools(
         const child = needed(args.child_id, "child_id", "kanban_link");
         const { board } = await open();
         await requireTask(board, parent);
-        await requireTask(board, child);
+        const waiting = await requireTask(board, child);
+        if (child !== own && waiting.created_by !== scope.actor) {
+          throw new ToolError(
+            "kanban_link_scope",
+            `Task "${child}" is neither your own task nor one ${scope.actor} created; a worker ` +
+              "can only make those wait. To hold it back, say so with kanban_comment",
+          );
+        }
         await board.link(parent, child);
         const task = await requireTask(board, child);
         return { parent_id: parent, child_id: child, child_status: task.status };

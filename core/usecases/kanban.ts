@@ -25,7 +25,6 @@ import {
   resolveAssignee,
   TASK_STATUSES,
   type TaskComment,
-  type TaskEdit,
   type TaskEvent,
   type TaskRecord,
   type TaskStatus,
@@ -48,6 +47,7 @@ import type {
   KanbanCard,
   KanbanService,
   TailQuery,
+  TaskChanges,
   TaskDetail,
   TaskListFilter,
 } from "../kanban/service.ts";
@@ -209,6 +209,13 @@ export async function assignTask(
   id: string,
   profile: string,
 ): Promise<TaskRecord> {
+  const wanted = await requireProfile(context, profile);
+  await requireTask(context, id);
+  return await context.board.assign(id, wanted);
+}
+
+/** The profile `profile` names (lowercased), or an error listing the profiles. */
+async function requireProfile(context: KanbanContext, profile: string): Promise<string> {
   const names = (await context.profiles()).map((known) => known.name);
   const wanted = profile.trim().toLowerCase();
   if (!names.includes(wanted)) {
@@ -221,8 +228,7 @@ export async function assignTask(
       { details: { profile } },
     );
   }
-  await requireTask(context, id);
-  return await context.board.assign(id, wanted);
+  return wanted;
 }
 
 /**
@@ -281,17 +287,25 @@ export function blockTask(
 
 /**
  * Changes a task's title, body, priority or assignee (an assignee that is
- * no profile is refused, as in {@link assignTask}).
+ * no profile is refused, as in {@link assignTask}), and moves it when
+ * `changes.status` is given ({@link moveTask}). The assignee is checked
+ * before anything is written and the move comes first, so a refused move
+ * changes nothing, and a running task moved back can be reassigned in the
+ * same call.
  *
- * @throws NotFoundError for an unknown id; HeraldError for an empty title or a running task's reassignment.
+ * @throws NotFoundError for an unknown id; HeraldError for an empty title, an unknown profile, a refused move or a running task's reassignment.
  */
 export async function editTask(
   context: KanbanContext,
   id: string,
-  changes: TaskEdit & { assignee?: string },
+  changes: TaskChanges,
 ): Promise<TaskRecord> {
-  const { assignee, ...fields } = changes;
+  const { assignee, status, reason, ...fields } = changes;
   let task = await requireTask(context, id);
+  if (assignee !== undefined) await requireProfile(context, assignee);
+  if (status !== undefined) {
+    task = await moveTask(context, id, status, reason === undefined ? {} : { reason });
+  }
   if (assignee !== undefined && assignee.trim().toLowerCase() !== task.assignee) {
     task = await assignTask(context, id, assignee);
   }

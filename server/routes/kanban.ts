@@ -318,12 +318,11 @@ export function registerKanbanRoutes(app: Hono, deps: RouteDeps): void {
           "Nothing to change: send title, body, priority, assignee or status",
         );
       }
-      let task = Object.keys(edits).length > 0 ? await kanban.edit(id, edits) : undefined;
-      if (body.status !== undefined) {
-        task = await kanban.move(id, body.status, {
-          ...(body.reason === undefined ? {} : { reason: body.reason }),
-        });
-      }
+      const task = await kanban.edit(id, {
+        ...edits,
+        ...(body.status === undefined ? {} : { status: body.status }),
+        ...(body.reason === undefined ? {} : { reason: body.reason }),
+      });
       return c.json({ task });
     }));
 

@@ -207,3 +207,58 @@ Deno.test("a worker heartbeats its claim while the turn runs and is stopped at m
   assert.equal(kinds.at(-1), "timed_out");
   assert.deepEqual(runs.map((r) => r.outcome), ["timed_out"]);
 });
+
+Deno.test("a worker whose task is moved away mid-turn stops at once and leaves the run as the mover closed it", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer();
+  const taskId = await claimedTask(home.path, server, "Find the answer");
+  await Deno.writeTextFile(
+    join(home.path, "config.yaml"),
+    "kanban:\n  claim_ttl_seconds: 10\n  max_runtime_seconds: 120\n",
+    { append: true },
+  );
+  server.enqueue({ text: "never sent", hang: "before-response" });
+
+  const started = Date.now();
+  const running = work(home.path, taskId);
+  while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  const board = openSqliteBoard(join(home.path, "kanban.db"));
+  try {
+    await board.move(taskId, "ready", "alice");
+  } finally {
+    board.close();
+  }
+  const run = await running;
+  assert.equal(run.code, 1, run.stderr);
+  assert.equal(run.stdout, `Task ${taskId}: claim_lost (now ready)\n`);
+  assert.ok(Date.now() - started < 60_000, "stopped long before max_runtime_seconds");
+  const { task, kinds, runs } = await inspect(home.path, taskId);
+  assert.deepEqual([task.status, task.consecutive_failures], ["ready", 0]);
+  // The mover closed the attempt; the worker wrote nothing more (no crash, no timeout).
+  assert.deepEqual(kinds, ["created", "claimed", "reclaimed", "moved"]);
+  assert.deepEqual(runs.map((r) => r.outcome), ["reclaimed"]);
+});
+
+Deno.test("a worker that completed its task and is still talking is not taken for one that lost its claim", async () => {
+  await using home = await tempDir();
+  await using server = await startModelServer();
+  const taskId = await claimedTask(home.path, server, "Find the answer");
+  await Deno.writeTextFile(
+    join(home.path, "config.yaml"),
+    "kanban:\n  claim_ttl_seconds: 10\n",
+    { append: true },
+  );
+  // The closing answer comes after two heartbeats (every 3.3 s) found the claim released.
+  server.enqueue(
+    { toolCalls: [{ name: "kanban_complete", arguments: { summary: "It is 42" } }] },
+    { text: "Done: it is 42.", delayMs: 8_000 },
+  );
+
+  const run = await work(home.path, taskId);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, `Task ${taskId}: completed (now done)\n`);
+  assert.doesNotMatch(run.stderr, /claim was taken/);
+  const { task, runs } = await inspect(home.path, taskId);
+  assert.equal(task.status, "done");
+  assert.deepEqual(runs.map((r) => r.outcome), ["completed"]);
+});

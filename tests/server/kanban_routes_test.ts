@@ -220,6 +220,55 @@ Deno.test("PATCH edits a task's fields and moves it between columns; a refused m
   assert.equal(unknown.status, 404);
 });
 
+Deno.test("PATCH with a move and edits changes nothing when either is refused", async () => {
+  await using home = await tempDir();
+  const { json, create } = await kanbanApp(home.path);
+  const task = await create({ title: "Draft" });
+  const read = async () => (await json("GET", `${K}/tasks/${task.id}`)).body.task as Card;
+  const before = await read();
+
+  const refusedMove = await json("PATCH", `${K}/tasks/${task.id}`, {
+    title: "Renamed",
+    status: "running",
+  });
+  assert.equal(refusedMove.status, 409, JSON.stringify(refusedMove.body));
+  const unknownProfile = await json("PATCH", `${K}/tasks/${task.id}`, {
+    status: "done",
+    assignee: "ghost",
+  });
+  assert.equal(unknownProfile.status, 400, JSON.stringify(unknownProfile.body));
+  assert.match(errorOf(unknownProfile.body).message, /No profile "ghost"/);
+  assert.deepEqual(await read(), before, "neither the title nor the status changed");
+
+  const both = await json("PATCH", `${K}/tasks/${task.id}`, {
+    status: "blocked",
+    reason: "needs a key",
+    title: "Draft v2",
+    assignee: "work",
+  });
+  assert.equal(both.status, 200, JSON.stringify(both.body));
+  const after = both.body.task as Card;
+  assert.deepEqual([after.status, after.title, after.assignee], ["blocked", "Draft v2", "work"]);
+
+  // A running task cannot be reassigned, but moved back and reassigned in one request it can.
+  const busy = await create({ title: "Busy" });
+  const board = openSqliteBoard(kanbanDbPath(home.path));
+  try {
+    assert.ok(await board.claim(busy.id, { lock: "h:1:x", expiresAt: Date.now() + 60_000 }));
+  } finally {
+    board.close();
+  }
+  const reassignOnly = await json("PATCH", `${K}/tasks/${busy.id}`, { assignee: "work" });
+  assert.equal(reassignOnly.status, 409, JSON.stringify(reassignOnly.body));
+  const movedBack = await json("PATCH", `${K}/tasks/${busy.id}`, {
+    status: "ready",
+    assignee: "work",
+  });
+  assert.equal(movedBack.status, 200, JSON.stringify(movedBack.body));
+  const card = movedBack.body.task as Card;
+  assert.deepEqual([card.status, card.assignee], ["ready", "work"]);
+});
+
 Deno.test("comments are added by the profile acting and read back; the event log reads after a sequence number", async () => {
   await using home = await tempDir();
   const { json, create } = await kanbanApp(home.path);

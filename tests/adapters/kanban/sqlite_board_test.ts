@@ -84,6 +84,7 @@ Deno.test("completing the last unfinished parent promotes the child with a promo
   assert.deepEqual(await kinds(board, child.id), ["created", "promoted"]);
   const all = await board.events();
   assert.deepEqual(all.map((event) => event.seq), all.map((_, index) => index + 1));
+  assert.equal(await board.lastEventSeq(), all.at(-1)!.seq);
 });
 
 Deno.test("a self-link and a cycle are refused and nothing is written", async () => {

@@ -14,7 +14,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openSqliteBoard } from "../../../adapters/kanban/mod.ts";
 import type { BoardStore } from "../../../core/kanban/mod.ts";
-import { createKanbanWorkerTools } from "../../../core/tools/kanban_worker.ts";
+import {
+  createKanbanWorkerTools,
+  MAX_CREATES_PER_ATTEMPT,
+} from "../../../core/tools/kanban_worker.ts";
 import { ToolRegistry } from "../../../core/tools/registry.ts";
 import { createTask, type KanbanContext } from "../../../core/usecases/kanban.ts";
 import { toolContext } from "../../adapters/tools/_context.ts";
@@ -344,7 +347,11 @@ Deno.test("kanban_create resolves the assignee as herald kanban create does, cre
 Deno.test("kanban_link makes a task wait, and refuses a cycle with nothing written", async () => {
   await using env = await setup({ lock: null });
   const { board, task } = env;
-  const { task: next } = await board.createTask({ title: "Next", assignee: "coder" });
+  const { task: next } = await board.createTask({
+    title: "Next",
+    assignee: "coder",
+    created_by: "coder",
+  });
   const linked = await env.call("kanban_link", { parent_id: task.id, child_id: next.id });
   assert.ok(linked.ok, JSON.stringify(linked));
   assert.deepEqual(linked.value, { parent_id: task.id, child_id: next.id, child_status: "todo" });
@@ -361,4 +368,49 @@ Deno.test("kanban_link makes a task wait, and refuses a cycle with nothing writt
     "not_found",
   );
   assert.equal((await board.events()).length, before);
+});
+
+Deno.test("kanban_link only makes the own task or one the profile created wait", async () => {
+  await using env = await setup();
+  const { board, task } = env;
+  const { task: blocker } = await board.createTask({ title: "Blocker", assignee: "writer" });
+  const { task: theirs } = await board.createTask({
+    title: "Someone else's",
+    assignee: "writer",
+    created_by: "writer",
+  });
+  const before = (await board.events()).length;
+  failed(
+    await env.call("kanban_link", { parent_id: blocker.id, child_id: theirs.id }),
+    "kanban_link_scope",
+    /neither your own task nor one coder created/,
+  );
+  assert.equal((await board.events()).length, before, "nothing written");
+  assert.equal((await board.getTask(theirs.id))?.status, "ready");
+  // A task it created itself, and (as the parent) any task, are fine.
+  const made = await env.call("kanban_create", { title: "Follow-up" });
+  assert.ok(made.ok, JSON.stringify(made));
+  const mine = await env.call("kanban_link", {
+    parent_id: theirs.id,
+    child_id: String(made.value.task_id),
+  });
+  assert.ok(mine.ok, JSON.stringify(mine));
+  const own = await env.call("kanban_link", { parent_id: blocker.id, child_id: task.id });
+  assert.ok(own.ok, JSON.stringify(own));
+});
+
+Deno.test("one attempt creates at most MAX_CREATES_PER_ATTEMPT tasks", async () => {
+  await using env = await setup();
+  const { board } = env;
+  for (let i = 0; i < MAX_CREATES_PER_ATTEMPT; i++) {
+    const made = await env.call("kanban_create", { title: `Piece ${i}` });
+    assert.ok(made.ok, JSON.stringify(made));
+  }
+  const total = (await board.listTasks({})).length;
+  failed(
+    await env.call("kanban_create", { title: "One too many" }),
+    "kanban_create_limit",
+    new RegExp(`created ${MAX_CREATES_PER_ATTEMPT} tasks`),
+  );
+  assert.equal((await board.listTasks({})).length, total, "nothing written");
 });
