@@ -37,6 +37,8 @@ export const LAZY_MODULES = [
   "adapters/channels/api_server/mod.ts",
   "adapters/channels/line/mod.ts",
   "adapters/channels/telegram/mod.ts",
+  // `herald mcp serve`'s MCP server and tools (cli/commands/mcp_serve.ts).
+  "adapters/mcp/serve.ts",
   // Heavy packages, loaded on first use.
   "openai",
   "@anthropic-ai/sdk",

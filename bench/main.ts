@@ -39,6 +39,7 @@ import { gatewayBenchSizes, gatewayReport } from "./gateway.ts";
 import { cronTickReport, cronTickSizes } from "./cron_tick.ts";
 import { kanbanDecomposeReport, kanbanDecomposeSizes } from "./kanban_decompose.ts";
 import { kanbanDispatchReport, kanbanDispatchSizes } from "./kanban_dispatch.ts";
+import { mcpCallReport, mcpCallSizes } from "./mcp_call.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
@@ -169,6 +170,8 @@ console.log(await cronTickReport(cronTickSizes(), `${today}, ${machine}`));
 console.log(await kanbanDecomposeReport(kanbanDecomposeSizes(), `${today}, ${machine}`));
 
 console.log(await kanbanDispatchReport(kanbanDispatchSizes(), `${today}, ${machine}`));
+
+console.log(await mcpCallReport(mcpCallSizes(), `${today}, ${machine}`));
 
 const compression = await benchCompression(compressionMessages);
 console.log([

@@ -39,6 +39,7 @@ import { openCheckpointStore } from "../checkpoints/mod.ts";
 import { ensureProfileHome, type ProfilePaths, rootOf } from "../home/mod.ts";
 import { kanbanOpener } from "./kanban.ts";
 import { kanbanWorkerToolset } from "./kanban_worker_tools.ts";
+import { openMcpToolset } from "../mcp/toolset.ts";
 import { createChainClient, createModelClient, keyPoolRegistry } from "../models/mod.ts";
 import { loadPlugins } from "../plugins/load.ts";
 import { createSkillCatalog, createSkillTools } from "../skills/mod.ts";
@@ -161,6 +162,14 @@ export async function openAgentRuntime(
   const store = openStateStore(paths.stateDb);
   // The kanban worker tools, only in a process started on a task (HERALD_KANBAN_TASK).
   const kanbanWorker = kanbanWorkerToolset(paths, options.env, config);
+  // The profile's MCP servers (none in safe mode): started now, their tools after Herald's own.
+  const mcp = options.safeMode ? undefined : await openMcpToolset(config.mcp_servers, {
+    baseEnv: options.env,
+    envPassthrough: config.terminal.env_passthrough,
+    envLookup: credentials,
+    cwd: paths.home,
+    onWarning: (message) => options.onWarning(paths.config, message),
+  });
   const tools = new ToolRegistry([
     // Commands get the child allowlist plus the names the profile passes on.
     ...builtinTools({
@@ -180,6 +189,7 @@ export async function openAgentRuntime(
     ),
     ...(automations ? [createCronjobTool(automations, {})] : []),
     ...(kanbanWorker?.tools ?? []),
+    ...(mcp?.tools ?? []),
   ]);
   const systemPrompt = buildSystemPrompt({
     cwd: options.cwd,
@@ -263,6 +273,7 @@ export async function openAgentRuntime(
     async close() {
       store.close();
       await kanbanWorker?.close();
+      await mcp?.close();
       await pools.flush();
     },
   };

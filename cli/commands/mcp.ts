@@ -1,5 +1,5 @@
 /**
- * `herald mcp list|add|remove`: the MCP servers of a profile
+ * `herald mcp list|add|remove|test|enable|disable|serve`: the MCP servers of a profile
  * (`mcp_servers:` in config.yaml). Secret environment values and
  * credential headers go to `.env`; the entry references them. The work is
  * core's (core/usecases/mcp.ts).
@@ -8,11 +8,19 @@
  */
 
 import { type Command, InvalidArgumentError } from "commander";
+import { HeraldError } from "../../core/errors.ts";
 import type { McpServerView } from "../../core/mcp/mod.ts";
-import { addMcpServer, listMcpServers, removeMcpServer } from "../../core/usecases/mcp.ts";
+import { checkMcpServer } from "../../adapters/mcp/check.ts";
+import {
+  addMcpServer,
+  listMcpServers,
+  removeMcpServer,
+  setMcpServerEnabled,
+} from "../../core/usecases/mcp.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 import { collect } from "./_common.ts";
+import { registerMcpServe } from "./mcp_serve.ts";
 
 function parseSeconds(value: string): number {
   const seconds = Number(value);
@@ -125,4 +133,56 @@ export function registerMcp(program: Command, ctx: () => CliContext): void {
       if (options.json) return printJson(c.io, removed);
       c.io.out(`Removed MCP server ${name} from ${profile.files.configPath}\n`);
     });
+
+  mcp.command("test <name>")
+    .description("start the server (or reach its URL) and check that it answers initialize")
+    .option(
+      "--timeout <seconds>",
+      "how long to wait (default: its timeout, at most 30)",
+      parseSeconds,
+    )
+    .option("--json", "print JSON")
+    .action(async (name: string, options: { timeout?: number; json?: boolean }) => {
+      const c = ctx();
+      const checked = await checkMcpServer(await c.profileContext(), name, {
+        env: c.env,
+        ...(options.timeout === undefined ? {} : { timeoutSeconds: options.timeout }),
+      });
+      if (options.json) printJson(c.io, checked);
+      if (checked.ok) {
+        if (options.json) return;
+        const info = checked.serverInfo;
+        return c.io.out(
+          `MCP server ${name} answers (${checked.transport}): ${info.title ?? info.name}` +
+            `${info.version ? ` ${info.version}` : ""}, protocol ${checked.protocol_version}, ` +
+            `${checked.elapsed_ms} ms\n`,
+        );
+      }
+      if (!options.json && checked.stderr_tail) {
+        c.io.err(`Its standard error ended with:\n${checked.stderr_tail}\n`);
+      }
+      throw new HeraldError(
+        "mcp_test_failed",
+        "state",
+        `MCP server ${name} does not work: ${checked.error.message}`,
+      );
+    });
+
+  for (const [verb, enabled] of [["enable", true], ["disable", false]] as const) {
+    mcp.command(`${verb} <name>`)
+      .description(
+        enabled
+          ? "turn a server back on (new sessions start it)"
+          : "turn a server off without removing it (new sessions leave it out)",
+      )
+      .option("--json", "print JSON")
+      .action(async (name: string, options: { json?: boolean }) => {
+        const c = ctx();
+        const toggled = await setMcpServerEnabled(await c.profileContext(), name, enabled);
+        if (options.json) return printJson(c.io, toggled);
+        c.io.out(`MCP server ${name} is ${enabled ? "enabled" : "disabled"}.\n`);
+      });
+  }
+
+  registerMcpServe(mcp, ctx);
 }

@@ -50,7 +50,7 @@ export class ToolRegistry {
     this.#specs = tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
-      parameters: jsonSchemaOf(tool.schema as z.ZodType),
+      parameters: tool.parameters ?? jsonSchemaOf(tool.schema as z.ZodType),
     }));
   }
 

@@ -81,6 +81,12 @@ export interface Tool<Args = unknown> {
   description: string;
   /** zod schema of the arguments; also rendered as the JSON Schema sent to the model. */
   schema: z.ZodType<Args>;
+  /**
+   * The JSON Schema sent to the model instead of the one rendered from
+   * `schema`: for tools whose schema comes from elsewhere (an MCP server's
+   * `inputSchema`), checked by their owner rather than by zod.
+   */
+  parameters?: Record<string, unknown>;
   /** Runs the tool. The returned value is sent to the model as JSON. Throw for a failure. */
   run(args: Args, context: ToolContext): Promise<unknown>;
   /**

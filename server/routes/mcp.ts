@@ -3,18 +3,16 @@
  * real `initialize` check) and the built-in catalog, whose installs run
  * `herald -p <profile> mcp add ...` so the CLI and the dashboard write the
  * same entry. The work is core's (core/usecases/mcp.ts); the check is
- * adapters/mcp's probe.
+ * adapters/mcp/check.ts, shared with `herald mcp test`.
  *
  * @module
  */
 
 import type { Hono } from "hono";
 import { z } from "zod";
-import { redactText } from "../../core/config/mod.ts";
 import { HeraldError } from "../../core/errors.ts";
 import {
   addMcpServer,
-  findMcpServerToProbe,
   listMcpCatalog,
   listMcpServers,
   planMcpCatalogInstall,
@@ -25,10 +23,8 @@ import type { ServerDeps } from "../deps.ts";
 import { scopedBody, scopedContext, scopedWrite } from "../profile_scope.ts";
 import { absentAsUndefined, requiredString, stringRecord } from "../_input.ts";
 import { runHeraldCli } from "../_cli.ts";
-import { probeMcpServer } from "../../adapters/mcp/mod.ts";
+import { checkMcpServer } from "../../adapters/mcp/check.ts";
 
-/** The longest a dashboard check waits for `initialize`, whatever the server's own timeout. */
-const MAX_TEST_SECONDS = 30;
 const CLI_TIMEOUT_MS = 60_000;
 
 /** `POST /api/mcp/servers`: a stdio (`command`) or HTTP (`url`) server. */
@@ -104,35 +100,12 @@ export function registerMcpRoutes(app: Hono, deps: ServerDeps): void {
 
   app.post("/api/mcp/servers/:name/test", async (c) => {
     const { profile, body } = await scopedBody(c, deps, TestBody, { optional: true });
-    const target = await findMcpServerToProbe(profile, c.req.param("name"));
-    const seconds = body.timeout_seconds ?? Math.min(target.server.timeout, MAX_TEST_SECONDS);
-    const result = await probeMcpServer(target.server, {
-      timeoutMs: seconds * 1000,
-      baseEnv: deps.env,
-      envPassthrough: target.envPassthrough,
-      envLookup: target.envLookup,
-      cwd: target.cwd,
-    });
-    const common = { profile: profile.name, name: target.name, transport: result.transport };
-    // A failure names the URL or echoes the server's output: with `.env` values put back as
-    // `${NAME}` and URL credentials hidden.
-    const hide = (text: string) => redactText(text, { resolved: target.resolved });
-    if (result.ok) {
-      return c.json({
-        ...common,
-        ok: true,
-        protocol_version: result.protocolVersion,
-        serverInfo: result.serverInfo,
-        capabilities: result.capabilities,
-        elapsed_ms: result.elapsedMs,
-      });
-    }
-    return c.json({
-      ...common,
-      ok: false,
-      error: { code: result.code, message: hide(result.message) },
-      ...(result.stderrTail ? { stderr_tail: hide(result.stderrTail) } : {}),
-    });
+    return c.json(
+      await checkMcpServer(profile, c.req.param("name"), {
+        env: deps.env,
+        ...(body.timeout_seconds === undefined ? {} : { timeoutSeconds: body.timeout_seconds }),
+      }),
+    );
   });
 
   app.get("/api/mcp/catalog", async (c) => {

@@ -1,0 +1,155 @@
+/**
+ * The MCP SDK's client transport for a stdio server, over Herald's own
+ * process handling: the server is spawned at the head of its own process
+ * group (so closing it stops `npx` and what it started too), from the
+ * child allowlist plus the profile's passthrough names and the entry's
+ * `env`, never the whole environment. Messages are newline-delimited JSON
+ * (adapters/rpc/ndjson.ts, lines capped); lines that are not JSON-RPC are
+ * reported through `onerror` and skipped; what the server writes on
+ * standard error is kept (the end of it) to explain a failure.
+ *
+ * @module
+ */
+
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { childEnvironment, type ProcessGroup, spawnProcessGroup } from "../process/mod.ts";
+import { encodeNdjson, NdjsonDecoder } from "../rpc/mod.ts";
+
+/** How much of the server's standard error is kept. */
+const STDERR_TAIL_CHARS = 4000;
+
+/** How long a closing server gets between SIGTERM and SIGKILL (ms). */
+const CLOSE_GRACE_MS = 1000;
+
+/** What to start and with which environment. */
+export interface StdioServerSpec {
+  command: string;
+  args?: readonly string[];
+  /** The entry's own variables (references already expanded). */
+  env?: Readonly<Record<string, string>>;
+  cwd?: string;
+  /** The environment the child's allowlist is taken from. */
+  baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Names passed on besides the allowlist (`terminal.env_passthrough`). */
+  envPassthrough?: readonly string[];
+  /** Where passthrough names are looked up (the profile's `.env`, then the environment). */
+  envLookup?: (name: string) => string | undefined;
+}
+
+/** An SDK {@link Transport} to a spawned stdio server. */
+export class ProcessStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #spec: StdioServerSpec;
+  #group: ProcessGroup | undefined;
+  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #stderr = "";
+  #closed = false;
+
+  /** A transport that starts `spec` when the client connects. */
+  constructor(spec: StdioServerSpec) {
+    this.#spec = spec;
+  }
+
+  /** The process id of the running server (its group's), if started. */
+  get pid(): number | undefined {
+    return this.#group?.pid;
+  }
+
+  /** The end of what the server wrote on standard error, trimmed. */
+  get stderrTail(): string {
+    return this.#stderr.trim();
+  }
+
+  /**
+   * Spawns the server.
+   *
+   * @throws Error naming the command when it cannot start (not on PATH, not executable).
+   */
+  start(): Promise<void> {
+    const spec = this.#spec;
+    const env = childEnvironment(spec.baseEnv, {
+      passthrough: spec.envPassthrough,
+      lookup: spec.envLookup,
+      extra: spec.env,
+    });
+    let group: ProcessGroup;
+    try {
+      group = spawnProcessGroup(spec.command, {
+        args: [...(spec.args ?? [])],
+        env,
+        clearEnv: true,
+        ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      });
+    } catch (error) {
+      const reason = error instanceof Deno.errors.NotFound
+        ? "no such program on PATH"
+        : (error as Error).message;
+      return Promise.reject(new Error(`Cannot start "${spec.command}": ${reason}`));
+    }
+    this.#group = group;
+    this.#writer = group.child.stdin.getWriter();
+    void this.#readStderr(group.child.stderr);
+    void this.#readStdout(group.child.stdout);
+    return Promise.resolve();
+  }
+
+  async #readStdout(stdout: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new NdjsonDecoder();
+    try {
+      for await (const chunk of stdout) {
+        for (const line of decoder.push(chunk)) this.#receive(line);
+      }
+      for (const line of decoder.end()) this.#receive(line);
+    } catch (error) {
+      if (!this.#closed) this.onerror?.(error as Error);
+    } finally {
+      void this.close();
+    }
+  }
+
+  #receive(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch {
+      this.onerror?.(
+        new Error(`The server wrote a line that is not JSON-RPC: ${line.slice(0, 200)}`),
+      );
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  async #readStderr(stderr: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      for await (const text of stderr.pipeThrough(new TextDecoderStream())) {
+        this.#stderr = (this.#stderr + text).slice(-STDERR_TAIL_CHARS);
+      }
+    } catch {
+      // The server is gone.
+    }
+  }
+
+  /** Writes one message as a line. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!this.#writer || this.#closed) throw new Error("The MCP server is not running");
+    await this.#writer.write(encodeNdjson(JSON.stringify(message)));
+  }
+
+  /** Closes the server's input, then stops its whole process group. Closing twice is harmless. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#writer?.close().catch(() => {});
+    await this.#group?.terminate({ graceMs: CLOSE_GRACE_MS }).catch(() => {});
+    this.onclose?.();
+  }
+}
