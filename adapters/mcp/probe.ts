@@ -29,9 +29,10 @@ import {
   RpcPeer,
   RpcTimeoutError,
 } from "../../core/rpc/mod.ts";
-import { childEnvironment, type ProcessGroup, spawnProcessGroup } from "../process/mod.ts";
+import type { ProcessGroup } from "../process/mod.ts";
 import { connectNdjson } from "../rpc/mod.ts";
 import { McpHttpError, McpHttpPort } from "./http_port.ts";
+import { spawnStdioServer } from "./stdio_transport.ts";
 
 /** What to check: a command (stdio) or a URL (Streamable HTTP). */
 export interface McpProbeTarget {
@@ -200,31 +201,23 @@ async function probeStdio(
   options: McpProbeOptions,
 ): Promise<McpProbeResult> {
   const startedAt = Date.now();
-  const env = childEnvironment(options.baseEnv, {
-    passthrough: options.envPassthrough,
-    lookup: options.envLookup,
-    extra: target.env,
-  });
   let group: ProcessGroup;
   try {
-    group = spawnProcessGroup(target.command!, {
-      args: [...(target.args ?? [])],
-      env,
-      clearEnv: true,
-      cwd: options.cwd,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
+    group = spawnStdioServer({
+      command: target.command!,
+      ...(target.args ? { args: target.args } : {}),
+      ...(target.env ? { env: target.env } : {}),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      baseEnv: options.baseEnv,
+      ...(options.envPassthrough ? { envPassthrough: options.envPassthrough } : {}),
+      ...(options.envLookup ? { envLookup: options.envLookup } : {}),
     });
   } catch (error) {
-    const reason = error instanceof Deno.errors.NotFound
-      ? "no such program on PATH"
-      : (error as Error).message;
     return {
       ok: false,
       transport: "stdio",
       code: "spawn_failed",
-      message: `Cannot start "${target.command}": ${reason}`,
+      message: (error as Error).message,
     };
   }
 

@@ -48,7 +48,7 @@ import { VERSION } from "../../core/version.ts";
 import { encodeNdjson, NdjsonDecoder } from "../rpc/mod.ts";
 import { createSkillTools } from "../skills/mod.ts";
 import { openStateStore } from "../sqlite/mod.ts";
-import { builtinTools } from "../tools/mod.ts";
+import { profileBuiltinTools } from "../tools/profile_tools.ts";
 
 /** Built-in tools that are not served: a caller keeps its own plan. */
 const NOT_SERVED = new Set(["todo"]);
@@ -306,15 +306,8 @@ export async function openServedToolset(
     yolo: config.approvals.mode === "yolo",
     timeoutSeconds: config.approvals.timeout,
   });
-  const builtins = builtinTools({
-    writeSafeRoot: options.env.HERALD_WRITE_SAFE_ROOT?.trim() || config.tools.write_safe_root,
-    terminal: {
-      baseEnv: options.env,
-      envPassthrough: config.terminal.env_passthrough,
-      envLookup: credentials,
-      denyPatterns: config.approvals.deny,
-    },
-  }).filter((tool) => !NOT_SERVED.has(tool.name));
+  const builtins = profileBuiltinTools(config, { env: options.env, credentials })
+    .filter((tool) => !NOT_SERVED.has(tool.name));
   const store = openStateStore(options.stateDb);
   const tools: Tool[] = [...builtins, createSessionSearchTool(store), ...createSkillTools()];
   return {

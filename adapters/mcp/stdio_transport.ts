@@ -38,6 +38,37 @@ export interface StdioServerSpec {
   envLookup?: (name: string) => string | undefined;
 }
 
+/**
+ * Starts the stdio server `spec` at the head of its own process group, its
+ * three streams piped, from the child allowlist plus the passthrough names
+ * and its own `env`.
+ *
+ * @throws Error naming the command when it cannot start (not on PATH, not executable).
+ */
+export function spawnStdioServer(spec: StdioServerSpec): ProcessGroup {
+  const env = childEnvironment(spec.baseEnv, {
+    passthrough: spec.envPassthrough,
+    lookup: spec.envLookup,
+    extra: spec.env,
+  });
+  try {
+    return spawnProcessGroup(spec.command, {
+      args: [...(spec.args ?? [])],
+      env,
+      clearEnv: true,
+      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    });
+  } catch (error) {
+    const reason = error instanceof Deno.errors.NotFound
+      ? "no such program on PATH"
+      : (error as Error).message;
+    throw new Error(`Cannot start "${spec.command}": ${reason}`);
+  }
+}
+
 /** An SDK {@link Transport} to a spawned stdio server. */
 export class ProcessStdioTransport implements Transport {
   onclose?: () => void;
@@ -71,28 +102,11 @@ export class ProcessStdioTransport implements Transport {
    * @throws Error naming the command when it cannot start (not on PATH, not executable).
    */
   start(): Promise<void> {
-    const spec = this.#spec;
-    const env = childEnvironment(spec.baseEnv, {
-      passthrough: spec.envPassthrough,
-      lookup: spec.envLookup,
-      extra: spec.env,
-    });
     let group: ProcessGroup;
     try {
-      group = spawnProcessGroup(spec.command, {
-        args: [...(spec.args ?? [])],
-        env,
-        clearEnv: true,
-        ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      });
+      group = spawnStdioServer(this.#spec);
     } catch (error) {
-      const reason = error instanceof Deno.errors.NotFound
-        ? "no such program on PATH"
-        : (error as Error).message;
-      return Promise.reject(new Error(`Cannot start "${spec.command}": ${reason}`));
+      return Promise.reject(error);
     }
     this.#group = group;
     this.#writer = group.child.stdin.getWriter();

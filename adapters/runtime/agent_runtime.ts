@@ -44,7 +44,8 @@ import { createChainClient, createModelClient, keyPoolRegistry } from "../models
 import { loadPlugins } from "../plugins/load.ts";
 import { createSkillCatalog, createSkillTools } from "../skills/mod.ts";
 import { openStateStore } from "../sqlite/mod.ts";
-import { builtinTools, readMemorySnapshot } from "../tools/mod.ts";
+import { readMemorySnapshot } from "../tools/mod.ts";
+import { profileBuiltinTools } from "../tools/profile_tools.ts";
 import { openProfileContext } from "./profile_context.ts";
 import type { Automations } from "../../core/schedules/automations.ts";
 import { profileAutomations } from "../../core/usecases/cron.ts";
@@ -171,16 +172,7 @@ export async function openAgentRuntime(
     onWarning: (message) => options.onWarning(paths.config, message),
   });
   const tools = new ToolRegistry([
-    // Commands get the child allowlist plus the names the profile passes on.
-    ...builtinTools({
-      writeSafeRoot: options.env.HERALD_WRITE_SAFE_ROOT?.trim() || config.tools.write_safe_root,
-      terminal: {
-        baseEnv: options.env,
-        envPassthrough: config.terminal.env_passthrough,
-        envLookup: credentials,
-        denyPatterns: config.approvals.deny,
-      },
-    }),
+    ...profileBuiltinTools(config, { env: options.env, credentials }),
     createSessionSearchTool(store),
     ...createSkillTools(),
     // The agent's sends refuse protected files, as the gateway's answers do.
