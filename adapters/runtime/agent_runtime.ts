@@ -40,6 +40,7 @@ import { ensureProfileHome, type ProfilePaths, rootOf } from "../home/mod.ts";
 import { kanbanOpener } from "./kanban.ts";
 import { kanbanWorkerToolset } from "./kanban_worker_tools.ts";
 import { openMcpToolset } from "../mcp/toolset.ts";
+import { openLspDiagnostics } from "../lsp/mod.ts";
 import { createChainClient, createModelClient, keyPoolRegistry } from "../models/mod.ts";
 import { loadPlugins } from "../plugins/load.ts";
 import { createSkillCatalog, createSkillTools } from "../skills/mod.ts";
@@ -171,8 +172,12 @@ export async function openAgentRuntime(
     cwd: paths.home,
     onWarning: (message) => options.onWarning(paths.config, message),
   });
+  // Language servers for the file tools' diagnostics (none in safe mode), started on first use.
+  const lsp = options.safeMode
+    ? undefined
+    : openLspDiagnostics(config.lsp, { cwd: options.cwd, env: options.env });
   const tools = new ToolRegistry([
-    ...profileBuiltinTools(config, { env: options.env, credentials }),
+    ...profileBuiltinTools(config, { env: options.env, credentials, diagnostics: lsp?.diagnose }),
     createSessionSearchTool(store),
     ...createSkillTools(),
     // The agent's sends refuse protected files, as the gateway's answers do.
@@ -266,6 +271,7 @@ export async function openAgentRuntime(
       store.close();
       await kanbanWorker?.close();
       await mcp?.close();
+      await lsp?.close();
       await pools.flush();
     },
   };

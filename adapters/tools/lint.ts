@@ -11,6 +11,7 @@
 import { importLazily } from "../lazy.ts";
 import { basename as pathBasename, extname } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { lineShift } from "../../core/lsp/mod.ts";
 import type { LintResult } from "../../core/tools/types.ts";
 import { childEnvironment } from "../process/mod.ts";
 
@@ -33,14 +34,92 @@ const TS_KINDS: Record<string, "TS" | "TSX" | "JS" | "JSX"> = {
 /**
  * Checks the syntax of a file. `content` is the text just written; when it is
  * left out the file is read from disk. Python is always checked on disk.
+ * With `before` (the file's text before the write), only the errors the
+ * write introduced are reported: an error already there is not, and when
+ * none is new the status is `ok`.
  *
  * @example
  * ```ts
  * await lintFile("/tmp/a.json", '{"a": }');
  * // { status: "error", output: "1:7 Unexpected token '}'" }
+ * await lintFile("/tmp/a.json", '{"a": }', '{"a": }'); // { status: "ok", output: "" }
  * ```
  */
-export async function lintFile(path: string, content?: string): Promise<LintResult> {
+export async function lintFile(
+  path: string,
+  content?: string,
+  before?: string | null,
+): Promise<LintResult> {
+  const result = await lintCurrent(path, content);
+  if (result.status !== "error" || typeof before !== "string") return result;
+  const after = content ?? await Deno.readTextFile(path);
+  const previous = await lintPrevious(path, before);
+  return onlyIntroduced(result, previous, { before, after }, extname(path) === ".py");
+}
+
+/**
+ * The problems of `after` (an error result) that `before` did not have.
+ * Problems are compared by message without line and column; one at the
+ * line its old twin moved to (text added above shifts lines) is matched
+ * first. When none is left the result is `ok`: the write introduced no
+ * syntax error. `whole` treats each output as one problem (Python's
+ * traceback, whose last line is the message).
+ */
+export function onlyIntroduced(
+  after: LintResult,
+  before: LintResult,
+  texts: { before: string; after: string },
+  whole = false,
+): LintResult {
+  if (before.status !== "error") return after;
+  const problems = (result: LintResult) =>
+    (whole
+      ? [result.output]
+      : result.output.split("\n").filter((line) => line !== "" && !line.startsWith("... and ")))
+      .map((text) => {
+        const at = /^(\d+):\d+ /.exec(text);
+        const key = whole ? text.trim().split("\n").at(-1) ?? "" : text.slice(at?.[0].length ?? 0);
+        return { text, key, line: at ? Number(at[1]) - 1 : -1 };
+      });
+  const shift = lineShift(texts.before, texts.after);
+  const unmatched = new Set(problems(before));
+  const current = problems(after);
+  const matched = new Set<(typeof current)[number]>();
+  const take = (problem: (typeof current)[number], sameLine: boolean) => {
+    for (const old of unmatched) {
+      if (old.key !== problem.key) continue;
+      if (sameLine && (old.line < 0 || shift[old.line] !== problem.line)) continue;
+      unmatched.delete(old);
+      matched.add(problem);
+      return;
+    }
+  };
+  for (const problem of current) take(problem, true);
+  for (const problem of current) if (!matched.has(problem)) take(problem, false);
+  const introduced = current.filter((problem) => !matched.has(problem));
+  if (introduced.length === 0) return { status: "ok", output: "" };
+  return { status: "error", output: introduced.map((problem) => problem.text).join("\n") };
+}
+
+/** The syntax check of the text a file had before a write (Python: from a scratch copy). */
+async function lintPrevious(path: string, before: string): Promise<LintResult> {
+  try {
+    if (extname(path).toLowerCase() !== ".py") return await lintCurrent(path, before);
+    const scratch = await Deno.makeTempDir({ prefix: "herald-lint-before-" });
+    try {
+      const copy = `${scratch}/${pathBasename(path)}`;
+      await Deno.writeTextFile(copy, before);
+      return await lintPython(copy);
+    } finally {
+      await Deno.remove(scratch, { recursive: true }).catch(() => {});
+    }
+  } catch {
+    return { status: "skipped", output: "" };
+  }
+}
+
+/** The syntax check of `content` (or the file on disk). */
+async function lintCurrent(path: string, content?: string): Promise<LintResult> {
   const ext = extname(path).toLowerCase();
   const name = pathBasename(path).toLowerCase();
   if (ext === ".json") {
@@ -74,7 +153,7 @@ export function lintJson(text: string): LintResult {
     const raw = error instanceof Error ? error.message : String(error);
     const reported = /\(line (\d+) column (\d+)\)/.exec(raw);
     const message = raw
-      .replace(/, ".*" is not valid JSON$/s, "")
+      .replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, "")
       .replace(/ in JSON at position \d+.*$/s, "")
       .trim();
     if (reported) return { status: "error", output: `${reported[1]}:${reported[2]} ${message}` };

@@ -36,7 +36,7 @@ export interface BuiltinToolsOptions {
  *
  * @example
  * ```ts
- * const tools = builtinTools({ diagnostics: (path) => lsp.diagnose(path) });
+ * const tools = builtinTools({ diagnostics: lsp.diagnose });
  * tools.map((tool) => tool.name);
  * ```
  */

@@ -163,6 +163,31 @@ export const McpServerSchema = z.object({
   enabled: z.boolean().default(true),
 });
 
+/** One language server (`lsp.servers.<id>`): a built-in's override or a server of one's own. */
+export const LspServerSchema = z.object({
+  command: z.array(z.string().min(1)).min(1).optional().describe(
+    'Program and arguments (`["gopls"]`); a bare name is looked up in Herald\'s node_modules/.bin, then PATH',
+  ),
+  extensions: z.array(z.string().min(1)).optional().describe(
+    'File extensions the server handles, without the dot (`["go"]`)',
+  ),
+  disabled: z.boolean().default(false).describe("True turns this server off"),
+});
+
+/** Language-server diagnostics after write_file and patch (`lsp_diagnostics`). */
+export const LspSchema = z.object({
+  enabled: z.boolean().default(true).describe(
+    "Ask language servers for the diagnostics a write introduced",
+  ),
+  wait_timeout: z.number().positive().max(120).default(8).describe(
+    "Seconds a server may take to start or to deliver diagnostics; one that does not is " +
+      "skipped until Herald restarts",
+  ),
+  servers: z.record(z.string(), LspServerSchema).default({}).describe(
+    "Servers by id: `typescript` and `pyright` are built in; others need command and extensions",
+  ),
+});
+
 /** Scheduled jobs (`herald cron`, blueprints): how they run and what they deliver. */
 export const CronSchema = z.object({
   wrap_response: z.boolean().default(true).describe(
@@ -253,6 +278,9 @@ export const ConfigSchema = z.object({
     "Programs Herald starts (terminal commands, the dashboard terminal, MCP servers)",
   ),
   tools: ToolsSchema.prefault({}).describe("The agent's tools"),
+  lsp: LspSchema.prefault({}).describe(
+    "Language-server diagnostics reported after write_file and patch",
+  ),
   checkpoints: CheckpointsSchema.prefault({}).describe(
     "File checkpoints before the agent's writes, for `/rollback`",
   ),

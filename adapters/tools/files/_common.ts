@@ -15,11 +15,13 @@ import type { WriteGuardOptions } from "./_write_guard.ts";
 /** Options shared by the file tools (see `createFileTools`). */
 export interface FileToolsOptions {
   /**
-   * Semantic diagnostics for a file just written (the language-server seam).
-   * Called only when the syntax check is clean; an empty string or a thrown
-   * error means "nothing to report".
+   * Semantic diagnostics for a file just written (the language-server seam,
+   * adapters/lsp): what the write introduced, compared with `before`, the
+   * file's text before it (null for a new file, undefined when unknown).
+   * Called only when the syntax check found no error; an empty string or a
+   * thrown error means "nothing to report".
    */
-  diagnostics?: (path: string) => Promise<string>;
+  diagnostics?: (path: string, before?: string | null) => Promise<string>;
   /** Folder that `~` expands to; defaults to the user's home (`HOME`). */
   homeDir?: string;
   /**

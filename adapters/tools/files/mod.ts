@@ -37,7 +37,7 @@ export interface FileTools {
  *
  * @example
  * ```ts
- * const files = createFileTools({ diagnostics: (path) => lsp.diagnose(path) });
+ * const files = createFileTools({ diagnostics: lsp.diagnose });
  * const result = await files.writeFile.run({ path: "a.json", content: "{}" }, ctx);
  * // { path: "/work/a.json", bytes_written: 2, lint: { status: "ok", output: "" } }
  * ```

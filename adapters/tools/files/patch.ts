@@ -155,7 +155,7 @@ async function patchFile(
     const at = text.indexOf(args.old_string);
     next = text.slice(0, at) + args.new_string + text.slice(at + args.old_string.length);
   }
-  const written = await writeChecked(path, next, options.diagnostics);
+  const written = await writeChecked(path, next, options.diagnostics, text);
   return { ...written, replacements: args.replace_all ? count : 1 };
 }
 

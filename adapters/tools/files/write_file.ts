@@ -48,7 +48,7 @@ export type WriteFileArgs = z.infer<typeof writeArgs>;
  *
  * @example
  * ```ts
- * const writeFile = createWriteFileTool({ diagnostics: (path) => lsp.diagnose(path) });
+ * const writeFile = createWriteFileTool({ diagnostics: lsp.diagnose });
  * await writeFile.run({ path: "a.json", content: "{}" }, ctx);
  * // { path: "/work/a.json", bytes_written: 2, lint: { status: "ok", output: "" } }
  * ```
@@ -69,7 +69,7 @@ export function createWriteFileTool(
       await guardWrite("write_file", path, context, guardOptions(options));
       // Read only now that the write may go ahead; shown once it went.
       const before = await readBeforeWrite(path);
-      const result = await writeChecked(path, args.content, options.diagnostics);
+      const result = await writeChecked(path, args.content, options.diagnostics, before);
       if (before !== undefined) context.display?.({ before });
       return result;
     },
@@ -78,7 +78,10 @@ export function createWriteFileTool(
 }
 
 /**
- * Writes atomically, then runs the syntax tier and (when clean) the diagnostics provider.
+ * Writes atomically, then runs the syntax tier and, when it found no error,
+ * the diagnostics provider. `before` is the file's text before the write
+ * (null: a new file; undefined: unknown): both tiers then report only what
+ * the write introduced.
  *
  * @example
  * ```ts
@@ -89,6 +92,7 @@ export async function writeChecked(
   path: string,
   content: string,
   diagnostics?: FileToolsOptions["diagnostics"],
+  before?: string | null,
 ): Promise<WriteResult> {
   const target = await writeTarget(path);
   try {
@@ -100,13 +104,14 @@ export async function writeChecked(
   const result: WriteResult = {
     path: target,
     bytes_written: new TextEncoder().encode(content).length,
-    lint: await lintFile(target, content).catch((error) => ({
+    lint: await lintFile(target, content, before).catch((error) => ({
       status: "skipped" as const,
       output: `the syntax check failed to run: ${error instanceof Error ? error.message : error}`,
     })),
   };
-  if (diagnostics && result.lint.status === "ok") {
-    const found = await diagnostics(target).catch(() => "");
+  // "skipped" counts as clean: a language without a syntax checker may still have a server.
+  if (diagnostics && result.lint.status !== "error") {
+    const found = await diagnostics(target, before).catch(() => "");
     if (found) result.lsp_diagnostics = found;
   }
   return result;

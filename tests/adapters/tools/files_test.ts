@@ -134,7 +134,7 @@ Deno.test("write_file lints Python without leaving __pycache__ beside the file",
   assert.deepEqual(names.sort(), ["a.py", "b.py"]);
 });
 
-Deno.test("lsp_diagnostics is present only when the provider reports something and lint is ok", async () => {
+Deno.test("lsp_diagnostics is present only when the provider reports something and lint found no error", async () => {
   await using dir = await tempDir();
   const ctx = toolContext({ cwd: dir.path });
   const asked: string[] = [];
@@ -155,14 +155,88 @@ Deno.test("lsp_diagnostics is present only when the provider reports something a
   assert.equal(invalid.lint.status, "error");
   assert.equal("lsp_diagnostics" in invalid, false);
   assert.deepEqual(asked, [join(dir.path, "a.json")]);
+  asked.length = 0;
 
+  // No syntax checker for .txt: nothing stands in the way of the language server.
   const skipped = await noisy.writeFile.run({ path: "c.txt", content: "x" }, ctx);
-  assert.equal("lsp_diagnostics" in skipped, false);
+  assert.equal(skipped.lint.status, "skipped");
+  assert.equal(skipped.lsp_diagnostics, `ERROR [1:1] something in ${join(dir.path, "c.txt")}`);
 
   for (const tools of [quiet, broken]) {
     const result = await tools.writeFile.run({ path: "d.json", content: "{}" }, ctx);
     assert.equal("lsp_diagnostics" in result, false);
   }
+});
+
+Deno.test("the diagnostics seam gets the text before the write: null for a new file", async () => {
+  await using dir = await tempDir();
+  const ctx = toolContext({ cwd: dir.path });
+  const calls: [string, string | null | undefined][] = [];
+  const tools = createFileTools({
+    diagnostics: (path, before) => {
+      calls.push([path, before]);
+      return Promise.resolve("");
+    },
+  });
+  const file = join(dir.path, "a.ts");
+  await tools.writeFile.run({ path: "a.ts", content: "export const a = 1;\n" }, ctx);
+  await tools.writeFile.run({ path: "a.ts", content: "export const a = 2;\n" }, ctx);
+  await tools.patch.run({ path: "a.ts", old_string: "2", new_string: "3" }, ctx);
+  assert.deepEqual(calls, [
+    [file, null],
+    [file, "export const a = 1;\n"],
+    [file, "export const a = 2;\n"],
+  ]);
+});
+
+Deno.test("the syntax tier reports only the errors a write introduced", async () => {
+  await using dir = await tempDir();
+  const ctx = toolContext({ cwd: dir.path });
+  const asked: string[] = [];
+  const tools = createFileTools({
+    diagnostics: (path) => {
+      asked.push(path);
+      return Promise.resolve("");
+    },
+  });
+  // JSON: the broken value stays broken; the edit above it is fine.
+  await Deno.writeTextFile(join(dir.path, "a.json"), '{\n  "a": ,\n}\n');
+  const kept = await tools.writeFile.run(
+    { path: "a.json", content: '{\n  "z": 1,\n  "a": ,\n}\n' },
+    ctx,
+  );
+  assert.deepEqual(kept.lint, { status: "ok", output: "" });
+  // A new file, or a new error, is reported.
+  const fresh = await tools.writeFile.run({ path: "b.json", content: '{"a": }' }, ctx);
+  assert.equal(fresh.lint.status, "error");
+
+  // TypeScript: one old error moved down a line, one new error.
+  await Deno.writeTextFile(join(dir.path, "a.ts"), "export const a = (;\n");
+  const moved = await tools.writeFile.run(
+    { path: "a.ts", content: "// note\nexport const a = (;\n" },
+    ctx,
+  );
+  assert.deepEqual(moved.lint, { status: "ok", output: "" });
+  const added = await tools.patch.run(
+    { path: "a.ts", old_string: "// note", new_string: "export const b = ];" },
+    ctx,
+  );
+  assert.equal(added.lint.status, "error");
+  assert.match(added.lint.output, /^1:\d+ /);
+  assert.doesNotMatch(added.lint.output, /^2:/m);
+
+  if (await hasPython()) {
+    await Deno.writeTextFile(join(dir.path, "a.py"), "def f(:\n    pass\n");
+    const py = await tools.writeFile.run(
+      { path: "a.py", content: "import os\ndef f(:\n    pass\n" },
+      ctx,
+    );
+    assert.deepEqual(py.lint, { status: "ok", output: "" });
+    const pyNew = await tools.writeFile.run({ path: "a.py", content: "x = )\n" }, ctx);
+    assert.equal(pyNew.lint.status, "error");
+  }
+  // A clean check after pre-existing errors still asks the language server.
+  assert.ok(asked.includes(join(dir.path, "a.json")));
 });
 
 Deno.test("write_file expands ~ to the home folder", async () => {
