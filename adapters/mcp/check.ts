@@ -1,7 +1,8 @@
 /**
  * Checking one of a profile's MCP servers as a session would start it (its
  * `${NAME}` references expanded from the profile's credentials): the real
- * `initialize` handshake within a timeout, answered as the JSON both
+ * `initialize` handshake within a timeout and the tools it lists, answered
+ * as the JSON both
  * `herald mcp test --json` and `POST /api/mcp/servers/:name/test` print.
  * Whatever the answer echoes (a URL, the server's standard error) has the
  * profile's secret values put back as `${NAME}` references.
@@ -10,6 +11,7 @@
  */
 
 import { type ProcessEnv, redactText } from "../../core/config/mod.ts";
+import { mcpToolName } from "../../core/mcp/mod.ts";
 import { findMcpServerToProbe } from "../../core/usecases/mcp.ts";
 import type { ProfileContext } from "../../core/usecases/ports.ts";
 import { probeMcpServer } from "./probe.ts";
@@ -27,6 +29,10 @@ export type McpCheckView =
       serverInfo: { name: string; version?: string; title?: string };
       capabilities: Record<string, unknown>;
       elapsed_ms: number;
+      /** The tools it lists, with the name the model calls each by (`mcp_<server>_<tool>`). */
+      tools?: { name: string; model_name: string; description?: string }[];
+      /** Why the tools could not be listed. */
+      tools_error?: string;
     }
     | { ok: false; error: { code: string; message: string }; stderr_tail?: string }
   );
@@ -60,6 +66,19 @@ export async function checkMcpServer(
       serverInfo: result.serverInfo,
       capabilities: result.capabilities,
       elapsed_ms: result.elapsedMs,
+      ...(result.tools
+        ? {
+          // In the order the model sees them.
+          tools: result.tools.map((tool) => ({
+            name: tool.name,
+            model_name: mcpToolName(target.name, tool.name),
+            ...(tool.description === undefined ? {} : { description: tool.description }),
+          })).sort((a, b) => (a.model_name < b.model_name ? -1 : 1)),
+        }
+        : {}),
+      ...(result.toolsError === undefined
+        ? {}
+        : { tools_error: redactText(result.toolsError, { resolved: target.resolved }) }),
     };
   }
   const hide = (text: string) => redactText(text, { resolved: target.resolved });

@@ -1,8 +1,9 @@
 /**
  * Checking that an MCP server answers: the real `initialize` handshake
  * (JSON-RPC 2.0, revision 2025-11-25), over stdio for a command (spawned,
- * then ended) or over Streamable HTTP for a URL, within a timeout. The
- * answer is a closed union that callers branch on.
+ * then ended) or over Streamable HTTP for a URL, within a timeout, and the
+ * tools it lists when it offers tools. The answer is a closed union that
+ * callers branch on.
  *
  * Both transports go through core's JSON-RPC peer: newline-delimited
  * framing on the child's stdio (adapters/rpc/ndjson.ts), one POST per
@@ -82,6 +83,10 @@ export type McpProbeResult =
     serverInfo: McpServerInfo;
     capabilities: Record<string, unknown>;
     elapsedMs: number;
+    /** The tools the server lists (when it offers tools and listing worked). */
+    tools?: McpListedTool[];
+    /** Why the tools could not be listed (the handshake itself worked). */
+    toolsError?: string;
   }
   | {
     ok: false;
@@ -102,6 +107,56 @@ export const MCP_SUPPORTED_VERSIONS: readonly string[] = [
   "2024-11-05",
   "2024-10-07",
 ];
+
+/** A tool as a check lists it. */
+export interface McpListedTool {
+  name: string;
+  description?: string;
+}
+
+/** The most `tools/list` pages a check reads. */
+const MAX_TOOL_PAGES = 10;
+
+/** The longest a check waits for the tool list after the handshake (ms). */
+const TOOLS_TIMEOUT_MS = 5000;
+
+/**
+ * The server's tools, page by page (at most {@link MAX_TOOL_PAGES}), or why
+ * they could not be listed. Asked only of a server that offers tools.
+ */
+async function listTools(
+  peer: RpcPeer,
+  capabilities: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<{ tools?: McpListedTool[]; toolsError?: string }> {
+  if (!isRecord(capabilities.tools)) return {};
+  const tools: McpListedTool[] = [];
+  let cursor: string | undefined;
+  try {
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const answer = await peer.request("tools/list", cursor === undefined ? {} : { cursor }, {
+        timeoutMs,
+      });
+      const listed = isRecord(answer) && Array.isArray(answer.tools) ? answer.tools : [];
+      for (const tool of listed) {
+        if (!isRecord(tool) || typeof tool.name !== "string") continue;
+        tools.push({
+          name: tool.name,
+          ...(typeof tool.description === "string" ? { description: tool.description } : {}),
+        });
+      }
+      cursor = isRecord(answer) && typeof answer.nextCursor === "string"
+        ? answer.nextCursor
+        : undefined;
+      if (cursor === undefined) break;
+    }
+  } catch (error) {
+    return {
+      toolsError: `the server did not list its tools: ${(error as Error)?.message ?? error}`,
+    };
+  }
+  return { tools };
+}
 
 const STDERR_TAIL = 2000;
 const KILL_GRACE_MS = 1000;
@@ -157,6 +212,15 @@ function interpret(transport: Transport, answer: unknown, startedAt: number): Mc
     capabilities: (result.capabilities as Record<string, unknown>) ?? {},
     elapsedMs: Date.now() - startedAt,
   };
+}
+
+/** A successful outcome with the listed tools, timed by the handshake alone. */
+function withTools(
+  result: McpProbeResult,
+  listed: { tools?: McpListedTool[]; toolsError?: string },
+  handshakeMs: number,
+): McpProbeResult {
+  return result.ok ? { ...result, ...listed, elapsedMs: handshakeMs } : result;
 }
 
 /** The outcome for an error answer to initialize. */
@@ -233,13 +297,24 @@ async function probeStdio(
     replyToParseErrors: false,
   });
   let answer: { result: unknown } | { error: unknown };
+  let listed: Awaited<ReturnType<typeof listTools>> = {};
+  let handshakeMs = 0;
   try {
     answer = {
       result: await connection.peer.request("initialize", initializeParams(), {
         timeoutMs: options.timeoutMs,
       }),
     };
+    handshakeMs = Date.now() - startedAt;
     await connection.peer.notify("notifications/initialized").catch(() => {});
+    const capabilities = isRecord(answer.result) && isRecord(answer.result.capabilities)
+      ? answer.result.capabilities
+      : {};
+    listed = await listTools(
+      connection.peer,
+      capabilities,
+      Math.min(TOOLS_TIMEOUT_MS, options.timeoutMs),
+    );
   } catch (error) {
     answer = { error };
   }
@@ -248,7 +323,9 @@ async function probeStdio(
   await Promise.race([stderrDone, new Promise((resolve) => setTimeout(resolve, 200))]);
   const stderrTail = stderr.trim() === "" ? undefined : stderr.trim();
 
-  if ("result" in answer) return interpret("stdio", answer.result, startedAt);
+  if ("result" in answer) {
+    return withTools(interpret("stdio", answer.result, startedAt), listed, handshakeMs);
+  }
   const { error } = answer;
   if (error instanceof RpcError) return refused("stdio", error);
   const tail = stderrTail ? { stderrTail } : {};
@@ -312,11 +389,18 @@ async function probeHttp(
     peer.close();
     return httpFailure(url, error, options);
   }
-  const result = interpret("http", answer, startedAt);
+  const handshakeMs = Date.now() - startedAt;
+  let result = interpret("http", answer, startedAt);
   if (result.ok) {
     // Best effort: the check already succeeded.
     port.protocolVersion = result.protocolVersion;
     await peer.notify("notifications/initialized").catch(() => {});
+    const listed = await listTools(
+      peer,
+      result.capabilities,
+      Math.min(TOOLS_TIMEOUT_MS, options.timeoutMs),
+    );
+    result = withTools(result, listed, handshakeMs);
     await port.terminate(HTTP_CLOSE_TIMEOUT_MS);
   }
   peer.close();

@@ -152,11 +152,17 @@ export function registerMcp(program: Command, ctx: () => CliContext): void {
       if (checked.ok) {
         if (options.json) return;
         const info = checked.serverInfo;
-        return c.io.out(
+        c.io.out(
           `MCP server ${name} answers (${checked.transport}): ${info.title ?? info.name}` +
             `${info.version ? ` ${info.version}` : ""}, protocol ${checked.protocol_version}, ` +
             `${checked.elapsed_ms} ms\n`,
         );
+        if (checked.tools) {
+          c.io.out(`${checked.tools.length} tools, offered to the model as:\n`);
+          for (const tool of checked.tools) c.io.out(`  ${tool.model_name}\n`);
+        }
+        if (checked.tools_error) c.io.err(`herald: warning: ${checked.tools_error}\n`);
+        return;
       }
       if (!options.json && checked.stderr_tail) {
         c.io.err(`Its standard error ended with:\n${checked.stderr_tail}\n`);

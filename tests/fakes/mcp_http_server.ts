@@ -1,7 +1,8 @@
 /**
  * A tiny MCP server on 127.0.0.1 speaking Streamable HTTP: `initialize`
  * answered as an SSE stream (a priming event, then the result) with an
- * `MCP-Session-Id`, `notifications/initialized` answered 202, `DELETE`
+ * `MCP-Session-Id`, `notifications/initialized` answered 202, `tools/list`
+ * answered with one tool (`lookup`) as plain JSON, `DELETE`
  * ending the session. Records every request it receives.
  *
  * @module
@@ -45,6 +46,19 @@ export function startFakeMcpHttpServer(requiredAuthorization?: string): FakeMcpH
       const stream = `id: 1\ndata: \n\nevent: message\nid: 2\ndata: ${JSON.stringify(result)}\n\n`;
       return new Response(stream, {
         headers: { "content-type": "text/event-stream", "mcp-session-id": session },
+      });
+    }
+    if (message.method === "tools/list") {
+      return Response.json({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: {
+          tools: [{
+            name: "lookup",
+            description: "Looks a word up",
+            inputSchema: { type: "object" },
+          }],
+        },
       });
     }
     return new Response(null, { status: 202 });

@@ -120,6 +120,8 @@ Deno.test("testing a stdio MCP server does the real initialize handshake with .e
   assert.equal(wire[0].jsonrpc, "2.0");
   assert.equal(wire[0].params.clientInfo.name, "herald");
   assert.equal(wire[1].method, "notifications/initialized");
+  assert.equal(wire[2].method, "tools/list");
+  assert.deepEqual(body.tools, [{ name: "echo", model_name: "mcp_fake_echo" }]);
 });
 
 Deno.test("a stdio MCP server that crashes, refuses, stays silent or is missing reports why", async () => {
@@ -162,11 +164,15 @@ Deno.test("testing an HTTP MCP server posts initialize with its headers, reads t
   assert.equal(body.ok, true, JSON.stringify(body));
   assert.equal(body.transport, "http");
   assert.equal((body.serverInfo as Json).name, "fake-mcp-http");
-  assert.deepEqual(server.requests.map((r) => r.method), ["POST", "POST", "DELETE"]);
+  assert.deepEqual(server.requests.map((r) => r.method), ["POST", "POST", "POST", "DELETE"]);
   assert.equal(server.requests[0].headers.authorization, "Bearer right-token");
   assert.match(server.requests[0].headers.accept, /text\/event-stream/);
   assert.equal(JSON.parse(server.requests[1].body).method, "notifications/initialized");
   assert.ok(server.requests[1].headers["mcp-session-id"]);
+  assert.equal(JSON.parse(server.requests[2].body).method, "tools/list");
+  assert.deepEqual(body.tools, [
+    { name: "lookup", model_name: "mcp_remote_lookup", description: "Looks a word up" },
+  ]);
 
   await json("POST", "/api/mcp/servers", { name: "wrong", url: server.url });
   const refused = (await json("POST", "/api/mcp/servers/wrong/test", {})).body;

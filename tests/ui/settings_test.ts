@@ -252,6 +252,12 @@ Deno.test({
     await row.waitFor();
     await row.getByRole("button", { name: "Test fake" }).click();
     await row.getByText(/Connected to fake-mcp/).waitFor({ timeout: 30_000 });
+    // The tools it lists, under the names the agent's model calls them by.
+    await row.getByText("1 tool offered to the agent").waitFor();
+    assert.deepEqual(
+      await row.getByRole("list", { name: "fake tools" }).getByRole("listitem").allTextContents(),
+      ["mcp_fake_echo"],
+    );
     await rig.screenshot("settings-mcp");
 
     await row.getByRole("switch", { name: "Enable fake" }).uncheck();

@@ -178,6 +178,27 @@ function McpRow(props: { server: McpServerView; onRemove: () => void }) {
           </div>
         )}
       </div>
+      {result?.ok === true && result.tools && (
+        <details class="settings-mcp-tools" open>
+          <summary>
+            {result.tools.length === 1 ? "1 tool" : `${result.tools.length} tools`}{" "}
+            offered to the agent
+          </summary>
+          <ul aria-label={`${server.name} tools`}>
+            {result.tools.map((tool) => (
+              <li key={tool.model_name}>
+                <code>{tool.model_name}</code>
+                {tool.description && <span class="muted">{tool.description}</span>}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {result?.ok === true && result.tools_error && (
+        <div class="note note-warn">
+          <span>{result.tools_error}</span>
+        </div>
+      )}
       {result?.ok === false && result.stderr_tail && (
         <pre
           class="settings-pre"

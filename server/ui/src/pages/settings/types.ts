@@ -48,6 +48,9 @@ export type McpTestResult =
       serverInfo: { name?: string; version?: string; title?: string };
       capabilities: Record<string, unknown>;
       elapsed_ms: number;
+      /** The tools it lists, each with the name the model calls it by. */
+      tools?: { name: string; model_name: string; description?: string }[];
+      tools_error?: string;
     }
     | { ok: false; error: { code: string; message: string }; stderr_tail?: string }
   );
