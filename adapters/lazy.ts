@@ -37,8 +37,10 @@ export const LAZY_MODULES = [
   "adapters/channels/api_server/mod.ts",
   "adapters/channels/line/mod.ts",
   "adapters/channels/telegram/mod.ts",
-  // `herald mcp serve`'s MCP server and tools (cli/commands/mcp_serve.ts).
+  // `herald mcp serve`'s MCP server and tools (cli/commands/mcp_serve.ts), and the MCP client a
+  // runtime loads when its profile has an enabled MCP server (adapters/runtime/agent_runtime.ts).
   "adapters/mcp/serve.ts",
+  "adapters/mcp/toolset.ts",
   // Heavy packages, loaded on first use.
   "openai",
   "@anthropic-ai/sdk",

@@ -149,13 +149,11 @@ export async function connectMcpServer(
     const handler = asking.at(-1);
     return handler ? handler(request.params) : Promise.resolve({ action: "decline" as const });
   });
-  let closed = false;
   let closing = false;
-  // Aborts the calls in flight when the connection is lost.
+  // Aborted once the connection ended: the calls in flight end with it.
   const lost = new AbortController();
   const ended = (reason: string) => {
-    if (closed) return;
-    closed = true;
+    if (lost.signal.aborted) return;
     lost.abort();
     if (!closing) options.onClose?.(reason);
   };
@@ -212,11 +210,13 @@ export async function connectMcpServer(
     transport: kind,
     tools,
     get closed() {
-      return closed;
+      return lost.signal.aborted;
     },
     pid: stdio?.pid,
     async call(tool, args, callOptions) {
-      if (closed) throw new McpCallError("closed", `MCP server "${name}" is not connected`);
+      if (lost.signal.aborted) {
+        throw new McpCallError("closed", `MCP server "${name}" is not connected`);
+      }
       if (callOptions.onElicit) asking.push(callOptions.onElicit);
       try {
         const signal = callOptions.signal
@@ -230,7 +230,7 @@ export async function connectMcpServer(
       } catch (error) {
         // The turn was interrupted: the registry says so.
         if (callOptions.signal?.aborted) throw error;
-        if (closed || lost.signal.aborted) {
+        if (lost.signal.aborted) {
           throw new McpCallError(
             "closed",
             `MCP server "${name}" stopped during the call to ${tool}`,

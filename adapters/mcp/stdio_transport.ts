@@ -1,9 +1,7 @@
 /**
  * The MCP SDK's client transport for a stdio server, over Herald's own
- * process handling: the server is spawned at the head of its own process
- * group (so closing it stops `npx` and what it started too), from the
- * child allowlist plus the profile's passthrough names and the entry's
- * `env`, never the whole environment. Messages are newline-delimited JSON
+ * process handling: the server is spawned as ./spawn.ts does (its own
+ * process group, the child allowlist). Messages are newline-delimited JSON
  * (adapters/rpc/ndjson.ts, lines capped); lines that are not JSON-RPC are
  * reported through `onerror` and skipped; what the server writes on
  * standard error is kept (the end of it) to explain a failure.
@@ -14,60 +12,17 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { childEnvironment, type ProcessGroup, spawnProcessGroup } from "../process/mod.ts";
+import type { ProcessGroup } from "../process/mod.ts";
 import { encodeNdjson, NdjsonDecoder } from "../rpc/mod.ts";
+import { spawnStdioServer, type StdioServerSpec } from "./spawn.ts";
+
+export type { StdioServerSpec } from "./spawn.ts";
 
 /** How much of the server's standard error is kept. */
 const STDERR_TAIL_CHARS = 4000;
 
 /** How long a closing server gets between SIGTERM and SIGKILL (ms). */
 const CLOSE_GRACE_MS = 1000;
-
-/** What to start and with which environment. */
-export interface StdioServerSpec {
-  command: string;
-  args?: readonly string[];
-  /** The entry's own variables (references already expanded). */
-  env?: Readonly<Record<string, string>>;
-  cwd?: string;
-  /** The environment the child's allowlist is taken from. */
-  baseEnv: Readonly<Record<string, string | undefined>>;
-  /** Names passed on besides the allowlist (`terminal.env_passthrough`). */
-  envPassthrough?: readonly string[];
-  /** Where passthrough names are looked up (the profile's `.env`, then the environment). */
-  envLookup?: (name: string) => string | undefined;
-}
-
-/**
- * Starts the stdio server `spec` at the head of its own process group, its
- * three streams piped, from the child allowlist plus the passthrough names
- * and its own `env`.
- *
- * @throws Error naming the command when it cannot start (not on PATH, not executable).
- */
-export function spawnStdioServer(spec: StdioServerSpec): ProcessGroup {
-  const env = childEnvironment(spec.baseEnv, {
-    passthrough: spec.envPassthrough,
-    lookup: spec.envLookup,
-    extra: spec.env,
-  });
-  try {
-    return spawnProcessGroup(spec.command, {
-      args: [...(spec.args ?? [])],
-      env,
-      clearEnv: true,
-      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    });
-  } catch (error) {
-    const reason = error instanceof Deno.errors.NotFound
-      ? "no such program on PATH"
-      : (error as Error).message;
-    throw new Error(`Cannot start "${spec.command}": ${reason}`);
-  }
-}
 
 /** An SDK {@link Transport} to a spawned stdio server. */
 export class ProcessStdioTransport implements Transport {

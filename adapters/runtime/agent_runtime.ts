@@ -39,8 +39,8 @@ import { openCheckpointStore } from "../checkpoints/mod.ts";
 import { ensureProfileHome, type ProfilePaths, rootOf } from "../home/mod.ts";
 import { kanbanOpener } from "./kanban.ts";
 import { kanbanWorkerToolset } from "./kanban_worker_tools.ts";
-import { openMcpToolset } from "../mcp/toolset.ts";
 import { openLspDiagnostics } from "../lsp/mod.ts";
+import { importLazily } from "../lazy.ts";
 import { createChainClient, createModelClient, keyPoolRegistry } from "../models/mod.ts";
 import { loadPlugins } from "../plugins/load.ts";
 import { createSkillCatalog, createSkillTools } from "../skills/mod.ts";
@@ -165,13 +165,19 @@ export async function openAgentRuntime(
   // The kanban worker tools, only in a process started on a task (HERALD_KANBAN_TASK).
   const kanbanWorker = kanbanWorkerToolset(paths, options.env, config);
   // The profile's MCP servers (none in safe mode): started now, their tools after Herald's own.
-  const mcp = options.safeMode ? undefined : await openMcpToolset(config.mcp_servers, {
-    baseEnv: options.env,
-    envPassthrough: config.terminal.env_passthrough,
-    envLookup: credentials,
-    cwd: paths.home,
-    onWarning: (message) => options.onWarning(paths.config, message),
-  });
+  // The MCP client (the SDK) loads only for a profile that has an enabled server.
+  const mcpWanted = !options.safeMode &&
+    Object.values(config.mcp_servers).some((server) => server.enabled);
+  const mcp = mcpWanted
+    ? await (await importLazily<typeof import("../mcp/toolset.ts")>("adapters/mcp/toolset.ts"))
+      .openMcpToolset(config.mcp_servers, {
+        baseEnv: options.env,
+        envPassthrough: config.terminal.env_passthrough,
+        envLookup: credentials,
+        cwd: paths.home,
+        onWarning: (message) => options.onWarning(paths.config, message),
+      })
+    : undefined;
   // Language servers for the file tools' diagnostics (none in safe mode), started on first use.
   const lsp = options.safeMode
     ? undefined

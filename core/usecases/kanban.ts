@@ -302,12 +302,12 @@ export async function editTask(
 ): Promise<TaskRecord> {
   const { assignee, status, reason, ...fields } = changes;
   let task = await requireTask(context, id);
-  if (assignee !== undefined) await requireProfile(context, assignee);
+  const profile = assignee === undefined ? undefined : await requireProfile(context, assignee);
   if (status !== undefined) {
     task = await moveTask(context, id, status, reason === undefined ? {} : { reason });
   }
-  if (assignee !== undefined && assignee.trim().toLowerCase() !== task.assignee) {
-    task = await assignTask(context, id, assignee);
+  if (profile !== undefined && profile !== task.assignee) {
+    task = await context.board.assign(id, profile);
   }
   if (Object.keys(fields).length === 0) return task;
   return await context.board.edit(id, fields);

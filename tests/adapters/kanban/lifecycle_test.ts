@@ -1,40 +1,10 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { join } from "node:path";
-import { openSqliteBoard } from "../../../adapters/kanban/mod.ts";
 import { HeraldError, NotFoundError } from "../../../core/errors.ts";
 import type { AttemptEnd, BoardStore, TaskRecord } from "../../../core/kanban/mod.ts";
-import { tempDir } from "../../_helpers.ts";
+import { eventKinds, heraldError, openTestBoard, T0 } from "../../_kanban_board.ts";
 
-const T0 = Date.UTC(2026, 10, 24, 9, 0);
 const TTL = 60_000;
-
-/** A board in a temp root with a clock the test moves by hand. */
-async function openBoard() {
-  const dir = await tempDir();
-  const clock = { now: T0 };
-  const path = join(dir.path, "kanban.db");
-  const board = openSqliteBoard(path, { now: () => clock.now });
-  return {
-    board,
-    clock,
-    path,
-    async [Symbol.asyncDispose]() {
-      board.close();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
-}
-
-function heraldError(code: string, text?: string) {
-  return (error: unknown) =>
-    error instanceof HeraldError && error.code === code &&
-    (text === undefined || error.message.includes(text));
-}
-
-async function kinds(board: BoardStore, taskId?: string): Promise<string[]> {
-  return (await board.events(taskId)).map((event) => event.kind);
-}
 
 async function task(board: BoardStore, id: string): Promise<TaskRecord> {
   const found = await board.getTask(id);
@@ -72,7 +42,7 @@ function finishBehindTheBack(path: string, id: string): void {
 }
 
 Deno.test("endAttempt counts a failure, closes the run and returns the task to ready", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   await claimed(board, work.id, "L1");
@@ -97,11 +67,11 @@ Deno.test("endAttempt counts a failure, closes the run and returns the task to r
   const last = (await board.events(work.id)).at(-1)!;
   assert.equal(last.kind, "crashed");
   assert.deepEqual(last.payload, { pid: 7, error: "segfault", failures: 1, status: "ready" });
-  assert.deepEqual(await kinds(board, work.id), ["created", "claimed", "spawned", "crashed"]);
+  assert.deepEqual(await eventKinds(board, work.id), ["created", "claimed", "spawned", "crashed"]);
 });
 
 Deno.test("endAttempt returns the task to todo while a parent is unfinished", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: parent } = await board.createTask({ title: "Parent", assignee: "coder" });
   const { task: child } = await board.createTask({
@@ -119,7 +89,7 @@ Deno.test("endAttempt returns the task to todo while a parent is unfinished", as
 });
 
 Deno.test("endAttempt at the failure limit blocks the task with a gave_up event", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   await claimed(board, work.id, "L1");
@@ -146,7 +116,7 @@ Deno.test("endAttempt at the failure limit blocks the task with a gave_up event"
 });
 
 Deno.test("a task's max_retries overrides the dispatcher's failure limit", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: strict } = await board.createTask({
     title: "Strict",
@@ -171,7 +141,7 @@ Deno.test("a task's max_retries overrides the dispatcher's failure limit", async
 });
 
 Deno.test("a reclaim (failed false) does not count toward the limit", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   await claimed(board, work.id, "L1");
@@ -196,7 +166,7 @@ Deno.test("a reclaim (failed false) does not count toward the limit", async () =
 });
 
 Deno.test("endAttempt under a lock the task does not run under writes nothing", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   // Not running at all.
@@ -210,7 +180,7 @@ Deno.test("endAttempt under a lock the task does not run under writes nothing", 
 });
 
 Deno.test("completing resets the failure count and the block kind", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   await claimed(board, work.id, "L1");
@@ -233,7 +203,7 @@ Deno.test("completing resets the failure count and the block kind", async () => 
 });
 
 Deno.test("needing input twice in a row sends the task back to triage", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   await claimed(board, work.id, "L1");
@@ -267,7 +237,7 @@ Deno.test("needing input twice in a row sends the task back to triage", async ()
 });
 
 Deno.test("a block of another kind in between resets the needs_input streak", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   assert.equal((await board.block(work.id, "ask", { kind: "needs_input" })).status, "blocked");
@@ -287,7 +257,7 @@ Deno.test("a block of another kind in between resets the needs_input streak", as
 });
 
 Deno.test("a dependency block waits in todo until the tasks it waits for finish", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, path } = env;
   const { task: schema } = await board.createTask({ title: "Schema", assignee: "coder" });
   const { task: api } = await board.createTask({ title: "API", assignee: "coder" });
@@ -313,7 +283,7 @@ Deno.test("a dependency block waits in todo until the tasks it waits for finish"
 });
 
 Deno.test("complete and block under a lock that is not held fail and write nothing", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   // A ready task runs under no lock.
@@ -339,7 +309,7 @@ Deno.test("complete and block under a lock that is not held fail and write nothi
 });
 
 Deno.test("recordWorker, extendClaim and heartbeat write only under the held lock", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   await claimed(board, work.id, "L1");
@@ -373,7 +343,7 @@ Deno.test("recordWorker, extendClaim and heartbeat write only under the held loc
     expires: T0 + 3 * TTL,
     note: "halfway",
   });
-  assert.deepEqual(await kinds(board, work.id), [
+  assert.deepEqual(await eventKinds(board, work.id), [
     "created",
     "claimed",
     "spawned",
@@ -388,7 +358,7 @@ Deno.test("recordWorker, extendClaim and heartbeat write only under the held loc
 });
 
 Deno.test("promoteReady promotes only todo tasks whose parents are all done or archived", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, path } = env;
   await board.createBoard("alpha");
   const make = async (title: string, parents: string[] = [], slug = "default") =>
@@ -425,7 +395,7 @@ Deno.test("promoteReady promotes only todo tasks whose parents are all done or a
 });
 
 Deno.test("edit changes the fields given and names them in one edited event", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", body: "b", assignee: "coder" });
   const edited = await board.edit(work.id, { title: " Better work ", priority: 3, body: "b" });
@@ -448,7 +418,7 @@ Deno.test("edit changes the fields given and names them in one edited event", as
 });
 
 Deno.test("move: triage goes to the queue as its parents decide", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: parent } = await board.createTask({ title: "Parent", assignee: "coder" });
   const { task: free } = await board.createTask({ title: "Free", assignee: "x", triage: true });
@@ -470,7 +440,7 @@ Deno.test("move: triage goes to the queue as its parents decide", async () => {
 });
 
 Deno.test("move: a running task back to the queue closes its run reclaimed and drops the claim", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   await claimed(board, work.id, "L1");
@@ -496,7 +466,7 @@ Deno.test("move: a running task back to the queue closes its run reclaimed and d
 });
 
 Deno.test("move: a done task is reopened and a blocked one loses its failures", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   await board.complete(work.id, "done");
@@ -518,7 +488,7 @@ Deno.test("move: a done task is reopened and a blocked one loses its failures", 
 });
 
 Deno.test("move: reopening a done parent sends its ready children back to waiting", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: parent } = await board.createTask({ title: "Parent", assignee: "coder" });
   const { task: child } = await board.createTask({
@@ -535,7 +505,7 @@ Deno.test("move: reopening a done parent sends its ready children back to waitin
 });
 
 Deno.test("move refuses ready->todo with finished parents and todo->ready with an open one", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: parent } = await board.createTask({ title: "Parent", assignee: "coder" });
   const { task: child } = await board.createTask({
@@ -567,7 +537,7 @@ Deno.test("move refuses ready->todo with finished parents and todo->ready with a
 });
 
 Deno.test("subscriptions: one per chat, cursor at the task's last event, advance and remove", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   const { task: other } = await board.createTask({ title: "Other", assignee: "coder" });
@@ -611,7 +581,7 @@ Deno.test("subscriptions: one per chat, cursor at the task's last event, advance
 });
 
 Deno.test("listTasks returns at most limit tasks, highest priority first", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const ids: string[] = [];
   for (const priority of [0, 5, 1, 5]) {
@@ -635,7 +605,7 @@ Deno.test("listTasks returns at most limit tasks, highest priority first", async
 });
 
 Deno.test("a dependency block with nothing unfinished to wait for is an ordinary block", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: alone } = await board.createTask({ title: "Alone", assignee: "coder" });
   await claimed(board, alone.id, "L1");
@@ -651,7 +621,7 @@ Deno.test("a dependency block with nothing unfinished to wait for is an ordinary
 });
 
 Deno.test("a person's move starts the needs_input streak over", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board } = env;
   const { task: work } = await board.createTask({ title: "Work", assignee: "coder" });
   await board.block(work.id, "which database?", { kind: "needs_input" });

@@ -1,44 +1,12 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { openSqliteBoard } from "../../../adapters/kanban/mod.ts";
-import { HeraldError } from "../../../core/errors.ts";
-import type { BoardStore } from "../../../core/kanban/mod.ts";
-import { tempDir } from "../../_helpers.ts";
+import { eventKinds, heraldError, openTestBoard, T0 } from "../../_kanban_board.ts";
 import { raceWorkers } from "../../_workers.ts";
 
 const WORKER = new URL("./_claim_worker.ts", import.meta.url).pathname;
-const T0 = Date.UTC(2026, 10, 24, 9, 0);
-
-/** A board in a temp root whose clock moves one second per reading. */
-async function openBoard() {
-  const dir = await tempDir();
-  let clock = T0;
-  const path = join(dir.path, "kanban.db");
-  const board = openSqliteBoard(path, { now: () => (clock += 1000) });
-  return {
-    board,
-    path,
-    dir: dir.path,
-    async [Symbol.asyncDispose]() {
-      board.close();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
-}
-
-function heraldError(code: string, text?: string) {
-  return (error: unknown) =>
-    error instanceof HeraldError && error.code === code &&
-    (text === undefined || error.message.includes(text));
-}
-
-async function kinds(board: BoardStore, taskId?: string): Promise<string[]> {
-  return (await board.events(taskId)).map((event) => event.kind);
-}
-
 Deno.test("a new task is ready, todo under an unfinished parent, triage when asked", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const { task: parent, created } = await board.createTask({ title: "Plan", assignee: "Lead" });
   assert.equal(created, true);
@@ -65,7 +33,7 @@ Deno.test("a new task is ready, todo under an unfinished parent, triage when ask
 });
 
 Deno.test("completing the last unfinished parent promotes the child with a promoted event", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const { task: a } = await board.createTask({ title: "A", assignee: "x" });
   const { task: b } = await board.createTask({ title: "B", assignee: "x" });
@@ -81,14 +49,14 @@ Deno.test("completing the last unfinished parent promotes the child with a promo
   assert.equal(second.task.status, "done");
   assert.equal(second.task.result, "B is done");
   assert.deepEqual(second.promoted.map((task) => [task.id, task.status]), [[child.id, "ready"]]);
-  assert.deepEqual(await kinds(board, child.id), ["created", "promoted"]);
+  assert.deepEqual(await eventKinds(board, child.id), ["created", "promoted"]);
   const all = await board.events();
   assert.deepEqual(all.map((event) => event.seq), all.map((_, index) => index + 1));
   assert.equal(await board.lastEventSeq(), all.at(-1)!.seq);
 });
 
 Deno.test("a self-link and a cycle are refused and nothing is written", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const { task: a } = await board.createTask({ title: "A", assignee: "x" });
   const { task: b } = await board.createTask({ title: "B", assignee: "x", parents: [a.id] });
@@ -105,7 +73,7 @@ Deno.test("a self-link and a cycle are refused and nothing is written", async ()
 });
 
 Deno.test("a link across boards is refused and nothing is written", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   await board.createBoard("ops");
   const { task: here } = await board.createTask({ title: "Here", assignee: "x" });
@@ -122,7 +90,7 @@ Deno.test("a link across boards is refused and nothing is written", async () => 
 });
 
 Deno.test("linking a ready task under an unfinished parent sends it back to todo", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const { task: a } = await board.createTask({ title: "A", assignee: "x" });
   const { task: b } = await board.createTask({ title: "B", assignee: "x" });
@@ -131,11 +99,11 @@ Deno.test("linking a ready task under an unfinished parent sends it back to todo
   assert.equal(await board.unlink(a.id, b.id), true);
   assert.equal((await board.getTask(b.id))!.status, "ready");
   assert.equal(await board.unlink(a.id, b.id), false);
-  assert.deepEqual(await kinds(board, b.id), ["created", "linked", "unlinked", "promoted"]);
+  assert.deepEqual(await eventKinds(board, b.id), ["created", "linked", "unlinked", "promoted"]);
 });
 
 Deno.test("an idempotency key that exists returns the existing task", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const first = await board.createTask({ title: "Once", assignee: "x", idempotency_key: "k1" });
   const again = await board.createTask({ title: "Twice", assignee: "y", idempotency_key: "k1" });
@@ -149,7 +117,7 @@ Deno.test("an idempotency key that exists returns the existing task", async () =
 });
 
 Deno.test("bad input is refused with a clear error and writes nothing", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   await assert.rejects(
     () => board.createTask({ title: " ", assignee: "x" }),
@@ -172,7 +140,7 @@ Deno.test("bad input is refused with a clear error and writes nothing", async ()
 });
 
 Deno.test("claim, heartbeat, block, unblock, assign and complete keep runs and events", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const { task } = await board.createTask({ title: "Work", assignee: "coder" });
   const claim = { lock: "host:1", expiresAt: T0 + 900_000, pid: 4242 };
@@ -196,7 +164,7 @@ Deno.test("claim, heartbeat, block, unblock, assign and complete keep runs and e
   );
   const runs = await board.runs(task.id);
   assert.deepEqual(runs.map((run) => [run.outcome, run.error]), [["blocked", "needs the API key"]]);
-  assert.deepEqual(await kinds(board, task.id), [
+  assert.deepEqual(await eventKinds(board, task.id), [
     "created",
     "claimed",
     "heartbeat",
@@ -206,7 +174,7 @@ Deno.test("claim, heartbeat, block, unblock, assign and complete keep runs and e
 });
 
 Deno.test("unblock goes back to ready and assign records the new profile", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const { task } = await board.createTask({ title: "Work", assignee: "coder" });
   await assert.rejects(() => board.unblock(task.id), heraldError("kanban_task_status", "is ready"));
@@ -215,7 +183,7 @@ Deno.test("unblock goes back to ready and assign records the new profile", async
   assert.equal((await board.assign(task.id, "Writer")).assignee, "writer");
   const comment = await board.comment(task.id, "lead", "Looks good");
   assert.deepEqual(await board.comments(task.id), [comment]);
-  assert.deepEqual(await kinds(board, task.id), [
+  assert.deepEqual(await eventKinds(board, task.id), [
     "created",
     "blocked",
     "unblocked",
@@ -225,7 +193,7 @@ Deno.test("unblock goes back to ready and assign records the new profile", async
 });
 
 Deno.test("an expired claim on a ready task can be taken, a live one cannot", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board, path } = env;
   const { task } = await board.createTask({ title: "Work", assignee: "coder" });
   const db = new DatabaseSync(path);
@@ -242,7 +210,7 @@ Deno.test("an expired claim on a ready task can be taken, a live one cannot", as
 });
 
 Deno.test("two processes claiming the same ready tasks claim each exactly once", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board, path, dir } = env;
   const ids: string[] = [];
   for (let i = 0; i < 40; i++) {
@@ -269,7 +237,7 @@ Deno.test("two processes claiming the same ready tasks claim each exactly once",
 });
 
 Deno.test("the default board always exists and cannot be removed", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   assert.deepEqual((await board.listBoards()).map((b) => b.slug), ["default"]);
   await assert.rejects(() => board.removeBoard("default"), heraldError("kanban_default_board"));
@@ -290,7 +258,7 @@ Deno.test("the default board always exists and cannot be removed", async () => {
 });
 
 Deno.test("the event log is append-only and the file is in WAL mode", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board, path } = env;
   await board.createTask({ title: "A", assignee: "x" });
   const db = new DatabaseSync(path);

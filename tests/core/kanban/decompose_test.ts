@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { join } from "node:path";
-import { openSqliteBoard } from "../../../adapters/kanban/mod.ts";
 import { HeraldError, ModelError } from "../../../core/errors.ts";
 import type { BoardStore, TaskRecord } from "../../../core/kanban/mod.ts";
 import {
@@ -13,9 +11,7 @@ import {
   parseGraph,
   type ProfileCard,
 } from "../../../core/kanban/decompose.ts";
-import { tempDir } from "../../_helpers.ts";
-
-const T0 = Date.UTC(2026, 10, 24, 9, 0);
+import { openTestBoard } from "../../_kanban_board.ts";
 
 const PROFILES: ProfileCard[] = [
   { name: "researcher", description: "Reads sources and writes findings with citations." },
@@ -24,22 +20,6 @@ const PROFILES: ProfileCard[] = [
   { name: "lead", description: "Plans work and judges whether it is done." },
   { name: "default", description: "" },
 ];
-
-/** A board in a temp root whose clock moves one second per write. */
-async function openBoard() {
-  const dir = await tempDir();
-  let clock = T0;
-  const path = join(dir.path, "kanban.db");
-  const board = openSqliteBoard(path, { now: () => (clock += 1000) });
-  return {
-    board,
-    path,
-    async [Symbol.asyncDispose]() {
-      board.close();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
-}
 
 /** Every row of every table of the board, to compare before and after. */
 function snapshot(path: string): Record<string, unknown[]> {
@@ -115,7 +95,7 @@ function expectFanout(outcome: DecomposeOutcome) {
 }
 
 Deno.test("a reply with 4 children and edges creates them in one write, the root waiting under every leaf for the orchestrator", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const root = await triageTask(board);
   const before = await board.events();
@@ -203,7 +183,7 @@ Deno.test("a reply with 4 children and edges creates them in one write, the root
 });
 
 Deno.test("fanout false tightens the task and makes it ready without children", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board, path } = env;
   const root = await triageTask(board, "docs??");
   const tasksBefore = snapshot(path).tasks.length;
@@ -232,7 +212,7 @@ Deno.test("fanout false tightens the task and makes it ready without children", 
 });
 
 Deno.test("fanout false keeps the task's assignee when the model names no profile", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const root = await triageTask(board);
   const { ports } = scripted('{"fanout": false, "body": "Sharper body.", "assignee": "nobody"}');
@@ -244,7 +224,7 @@ Deno.test("fanout false keeps the task's assignee when the model names no profil
 });
 
 Deno.test("a child without a usable assignee goes to the default profile when no default assignee is set", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const root = await triageTask(board);
   const { ports } = scripted(
@@ -277,7 +257,7 @@ async function expectRefusal(
 }
 
 Deno.test("every failed decomposition is an outcome naming the problem and writes nothing", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const root = await triageTask(env.board);
   const graph = (tasks: unknown[]) => JSON.stringify({ fanout: true, tasks });
 
@@ -372,7 +352,7 @@ Deno.test("every failed decomposition is an outcome naming the problem and write
 });
 
 Deno.test("a task that leaves triage while the model thinks is not decomposed", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board, path } = env;
   const root = await triageTask(board);
   let before: Record<string, unknown[]> = {};
@@ -391,7 +371,7 @@ Deno.test("a task that leaves triage while the model thinks is not decomposed", 
 });
 
 Deno.test("the store refuses a graph with a cycle or no children and writes nothing", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board, path } = env;
   const root = await triageTask(board);
   const before = snapshot(path);
@@ -466,7 +446,7 @@ Deno.test("the prompt lists the task and every profile, marking one without a de
 });
 
 Deno.test("children that start the graph wait for what the root waited for", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard({ tickMs: 1000 });
   const { board } = env;
   const { task: spec } = await board.createTask({ title: "Agree the spec", assignee: "lead" });
   const { task: root } = await board.createTask({

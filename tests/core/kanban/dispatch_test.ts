@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { join } from "node:path";
-import { openSqliteBoard } from "../../../adapters/kanban/mod.ts";
 import {
   DECOMPOSE_BACKOFF_MS,
   type DispatchPorts,
@@ -12,9 +10,8 @@ import {
   type WatchedWorker,
 } from "../../../core/kanban/dispatch.ts";
 import type { BoardStore, NewTask, TaskRecord } from "../../../core/kanban/mod.ts";
-import { tempDir } from "../../_helpers.ts";
+import { openTestBoard, T0 } from "../../_kanban_board.ts";
 
-const T0 = Date.UTC(2026, 10, 24, 9, 0);
 const TTL = 60_000;
 const STALE = 300_000;
 
@@ -27,31 +24,6 @@ const SETTINGS: DispatchSettings = {
   maxInProgress: 10,
   maxRuntimeMs: 3_600_000,
 };
-
-/** A board in a temp root with a clock the test moves by hand. */
-async function openBoard() {
-  const dir = await tempDir();
-  const clock = { now: T0 };
-  const path = join(dir.path, "kanban.db");
-  const opened: BoardStore[] = [];
-  const open = () => {
-    const store = openSqliteBoard(path, { now: () => clock.now });
-    opened.push(store);
-    return store;
-  };
-  const board = open();
-  return {
-    board,
-    clock,
-    path,
-    /** Another connection to the same database (another dispatcher). */
-    open,
-    async [Symbol.asyncDispose]() {
-      for (const store of opened) store.close();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
-}
 
 /** Ports whose every effect is recorded: fake pids, liveness from a map, scripted decomposer. */
 function scripted(
@@ -136,7 +108,7 @@ async function lastEvent(board: BoardStore, id: string) {
 }
 
 Deno.test("a tick claims ready tasks in priority order and records each worker's pid", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const low = await make(board, "Low", { priority: 0 });
   const high = await make(board, "High", { priority: 5 });
@@ -166,7 +138,7 @@ Deno.test("a tick claims ready tasks in priority order and records each worker's
 });
 
 Deno.test("max and maxInProgress bound the workers started; running tasks count", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const busy = await running(board, clock, "Busy", "other:1");
   for (let i = 0; i < 4; i++) await make(board, `Ready ${i}`);
@@ -187,7 +159,7 @@ Deno.test("max and maxInProgress bound the workers started; running tasks count"
 });
 
 Deno.test("a dry run reports what a tick would do and writes nothing", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const ready = await make(board, "Ready");
   const crashed = await running(board, clock, "Crashed", "gone:1");
@@ -219,7 +191,7 @@ Deno.test("a dry run reports what a tick would do and writes nothing", async () 
 });
 
 Deno.test("a task whose assignee is not a profile is skipped with a reason", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const ghost = await make(board, "Haunt", { assignee: "ghost", priority: 9 });
   const real = await make(board, "Real");
@@ -235,7 +207,7 @@ Deno.test("a task whose assignee is not a profile is skipped with a reason", asy
 });
 
 Deno.test("a dead worker under a live claim crashed: its failure counts", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const task = await running(board, clock, "Work", "gone:1");
   const { ports, alive } = scripted(board, clock);
@@ -254,7 +226,7 @@ Deno.test("a dead worker under a live claim crashed: its failure counts", async 
 });
 
 Deno.test("a dead worker whose claim expired is reclaimed without counting a failure", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const task = await running(board, clock, "Work", "gone:1");
   const { ports, alive } = scripted(board, clock);
@@ -271,7 +243,7 @@ Deno.test("a dead worker whose claim expired is reclaimed without counting a fai
 });
 
 Deno.test("a live worker past its claim keeps it while it heartbeats", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const task = await running(board, clock, "Work", "live:1");
   const { ports, alive, stops } = scripted(board, clock);
@@ -295,7 +267,7 @@ Deno.test("a live worker past its claim keeps it while it heartbeats", async () 
 });
 
 Deno.test("a live worker past its claim that went silent is stopped and timed out", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const task = await running(board, clock, "Work", "silent:1");
   const { ports, alive, stops } = scripted(board, clock);
@@ -312,7 +284,7 @@ Deno.test("a live worker past its claim that went silent is stopped and timed ou
 });
 
 Deno.test("a worker that cannot start is spawn_failed and counts toward the limit", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const task = await make(board, "Work");
   const { ports } = scripted(board, clock, {
@@ -337,7 +309,7 @@ Deno.test("a worker that cannot start is spawn_failed and counts toward the limi
 });
 
 Deno.test("the request's failure limit wins over the settings'", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const once = await make(board, "Once");
   const { ports } = scripted(board, clock, { spawn: () => Promise.reject(new Error("nope")) });
@@ -352,7 +324,7 @@ Deno.test("the request's failure limit wins over the settings'", async () => {
 });
 
 Deno.test("a watched worker whose task was archived or moved back is stopped", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const archived = await running(board, clock, "Archived", "me:1");
   const movedBack = await running(board, clock, "Moved back", "me:2");
@@ -377,7 +349,7 @@ Deno.test("a watched worker whose task was archived or moved back is stopped", a
 });
 
 Deno.test("auto-decompose handles at most autoDecomposePerTick triage tasks", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const triage: TaskRecord[] = [];
   for (let i = 0; i < 5; i++) {
@@ -411,7 +383,7 @@ Deno.test("auto-decompose handles at most autoDecomposePerTick triage tasks", as
 });
 
 Deno.test("auto-decompose leaves a task that needed input twice to a person", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const looped = await make(board, "Which database?");
   await board.block(looped.id, "which database?", { kind: "needs_input" });
@@ -432,7 +404,7 @@ Deno.test("auto-decompose leaves a task that needed input twice to a person", as
 });
 
 Deno.test("a failed automatic decomposition is retried only after a doubling backoff", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const stuck = await make(board, "Stuck", { triage: true, priority: 5 });
   const other = await make(board, "Other", { triage: true });
@@ -481,7 +453,7 @@ Deno.test("a failed automatic decomposition is retried only after a doubling bac
 });
 
 Deno.test("a live worker past kanban.max_runtime_seconds and the grace is stopped and timed out", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const task = await running(board, clock, "Long", "long:1");
   const { ports, alive, stops } = scripted(board, clock);
@@ -505,7 +477,7 @@ Deno.test("a live worker past kanban.max_runtime_seconds and the grace is stoppe
 });
 
 Deno.test("todo children are promoted and started once another writer finished their parent", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock, path } = env;
   const parent = await make(board, "Parent");
   const child = await make(board, "Child", { parents: [parent.id] });
@@ -529,7 +501,7 @@ Deno.test("todo children are promoted and started once another writer finished t
 });
 
 Deno.test("settleWorkerExit: a clean exit with the task still running is a protocol violation", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const task = await running(board, clock, "Work", "me:1");
   const outcome = await settleWorkerExit(board, { taskId: task.id, lock: "me:1", pid: 77 }, 0, 2);
@@ -545,7 +517,7 @@ Deno.test("settleWorkerExit: a clean exit with the task still running is a proto
 });
 
 Deno.test("settleWorkerExit: a failed exit crashed; a finished task is left alone", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const task = await running(board, clock, "Work", "me:1");
   const worker = { taskId: task.id, lock: "me:1", pid: 77 };
@@ -569,7 +541,7 @@ Deno.test("settleWorkerExit: a failed exit crashed; a finished task is left alon
 });
 
 Deno.test("two dispatchers ticking one board at once never start one task twice", async () => {
-  await using env = await openBoard();
+  await using env = await openTestBoard();
   const { board, clock } = env;
   const settings = { ...SETTINGS, maxInProgress: 1_000 };
   let contested = 0;
