@@ -41,6 +41,8 @@ export const LAZY_MODULES = [
   // runtime loads when its profile has an enabled MCP server (adapters/runtime/agent_runtime.ts).
   "adapters/mcp/serve.ts",
   "adapters/mcp/toolset.ts",
+  // A language server's client, loaded when the first one starts (adapters/lsp/service.ts).
+  "adapters/lsp/client.ts",
   // Heavy packages, loaded on first use.
   "openai",
   "@anthropic-ai/sdk",

@@ -12,8 +12,8 @@
  * @module
  */
 
+import { heraldCheckout } from "../process/herald_command.ts";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { missing } from "../fs/read.ts";
 import { HeraldError } from "../../core/errors.ts";
@@ -293,7 +293,9 @@ export async function findInstalledLauncher(env: LauncherEnv): Promise<string | 
 
 /** The folder of this Herald checkout (the one holding deno.json and cli/). */
 export function checkoutRoot(): string {
-  return dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+  const root = heraldCheckout();
+  if (root === undefined) throw new Error("A compiled Herald has no checkout to install from");
+  return root;
 }
 
 /** The line that puts `dir` on the PATH, and the shell profile file it goes in. */

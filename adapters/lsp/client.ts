@@ -9,6 +9,7 @@
  * @module
  */
 
+import { sleep } from "../../core/_util/sleep.ts";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { RpcError, type RpcMethod, type RpcMethods, RpcTimeoutError } from "../../core/rpc/mod.ts";
 import { languageIdFor, type LspDiagnostic } from "../../core/lsp/mod.ts";
@@ -307,7 +308,7 @@ export class LspClient {
         if (!modified || attempt >= 3 || Date.now() >= deadline) {
           throw this.#timeout(error, `The ${id} language server's diagnostics`);
         }
-        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+        await sleep(100 * 2 ** attempt);
       }
     }
   }

@@ -11,13 +11,7 @@
  */
 
 import { isAbsolute, join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-/** Herald's checkout when running from source (the folder holding adapters/), else undefined. */
-export function heraldCheckout(): string | undefined {
-  const url = new URL("../../", import.meta.url);
-  return url.protocol === "file:" ? fileURLToPath(url).replace(/\/$/, "") : undefined;
-}
+import { heraldCheckout } from "../process/herald_command.ts";
 
 function runnable(path: string): boolean {
   try {

@@ -21,7 +21,8 @@ import {
   serverForPath,
 } from "../../core/lsp/mod.ts";
 import { childEnvironment } from "../process/mod.ts";
-import { LspClient } from "./client.ts";
+import type { LspClient } from "./client.ts";
+import { importLazily } from "../lazy.ts";
 import { resolveServerProgram } from "./command.ts";
 import { findWorkspaceRoot } from "./workspace.ts";
 
@@ -64,7 +65,8 @@ export interface LspDiagnostics {
   /**
    * The `lsp_diagnostics` text for the file at `path` (absolute, already
    * written): the diagnostics its current text has that `before` (the text
-   * before the write; null for a new file, undefined when unknown) had not.
+   * before the write; null for a new file; undefined when unknown, as for a
+   * file over 256 KiB, gives "") had not.
    * "" when there is nothing to report, no server or no root. Never rejects.
    */
   diagnose(path: string, before?: string | null): Promise<string>;
@@ -121,6 +123,10 @@ export function openLspDiagnostics(
       return undefined;
     }
     try {
+      // The client (and the JSON-RPC stack behind it) loads with the first server started.
+      const { LspClient } = await importLazily<typeof import("./client.ts")>(
+        "adapters/lsp/client.ts",
+      );
       const client = await LspClient.start({
         id: spec.id,
         program: found,
@@ -154,14 +160,13 @@ export function openLspDiagnostics(
         status: { server: spec.id, root, state: "starting" },
         queue: Promise.resolve(),
       };
-      const created = pair;
-      created.client = startClient(created, spec);
+      pair.client = startClient(pair, spec);
       pairs.set(key, pair);
     }
     return pair;
   };
 
-  const run = async (pair: Pair, path: string, before: string | null | undefined) => {
+  const run = async (pair: Pair, path: string, before: string | null) => {
     const client = await pair.client;
     if (!client || pair.status.state !== "running") return "";
     if (!client.alive) {
@@ -177,9 +182,8 @@ export function openLspDiagnostics(
       return "";
     }
     try {
-      const known = before ?? null;
-      const result = await client.diagnose(path, known, after);
-      const introduced = introducedDiagnostics(result.before, result.after, known ?? "", after);
+      const result = await client.diagnose(path, before, after);
+      const introduced = introducedDiagnostics(result.before, result.after, before ?? "", after);
       return formatDiagnostics(path, introduced);
     } catch (error) {
       markBroken(pair, error);
@@ -192,7 +196,7 @@ export function openLspDiagnostics(
     const all = [...pairs.values()];
     pairs.clear();
     await Promise.all(all.map(async (pair) => {
-      const client = await pair.client?.catch(() => undefined);
+      const client = await pair.client;
       await pair.queue.catch(() => {});
       await client?.stop();
     }));
@@ -201,7 +205,9 @@ export function openLspDiagnostics(
   return {
     async diagnose(path, before) {
       try {
-        if (!enabled || closed) return "";
+        // Without the earlier text nothing can be told introduced (every old
+        // problem would pass for the edit's), so no server is asked.
+        if (!enabled || closed || before === undefined) return "";
         const spec = serverForPath(specs, path);
         if (!spec) return "";
         const root = await findWorkspaceRoot(path);

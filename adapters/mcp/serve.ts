@@ -35,7 +35,7 @@ import { profileApprovalPolicy } from "../../core/agent/approvals.ts";
 import { loadSessionConfig } from "../../core/agent/session_config.ts";
 import type { ProcessEnv } from "../../core/config/mod.ts";
 import { createSessionSearchTool } from "../../core/sessions/search_tool.ts";
-import type { ApprovalNotice } from "../../core/tools/approval_policy.ts";
+import { unattendedSurface } from "../../core/tools/approval_policy.ts";
 import { ToolRegistry } from "../../core/tools/registry.ts";
 import type {
   ApprovalHandler,
@@ -278,12 +278,6 @@ export interface ServedToolset {
   close(): void;
 }
 
-function denialLine(notice: ApprovalNotice): string {
-  const { tool, reason, ruleKey } = notice.request;
-  return `mcp serve: denied a dangerous ${tool} call (${reason}): nobody can approve it over ` +
-    `MCP; to allow it, run \`herald approvals allow ${ruleKey}\``;
-}
-
 /**
  * Assembles the tools `herald mcp serve` offers for `profile`, with its
  * config (terminal.env_passthrough, approvals.deny and approvals.allow,
@@ -300,7 +294,7 @@ export async function openServedToolset(
     options.log(`warning: ${profile.files.configPath}: ${warning.message}`);
   }
   const policy = profileApprovalPolicy(profile.files, {
-    surface: { onNotice: (notice) => options.log(denialLine(notice)) },
+    surface: unattendedSurface(options.log, "mcp serve", "over MCP"),
     safeMode: options.safeMode,
     allowed: config.approvals.allow,
     yolo: config.approvals.mode === "yolo",

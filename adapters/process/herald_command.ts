@@ -112,3 +112,12 @@ export function currentRuntimeFacts(): HeraldRuntimeFacts {
 export function heraldCommand(): string[] {
   return heraldCommandFor(currentRuntimeFacts());
 }
+
+/**
+ * The folder of the Herald checkout this code runs from (the one holding
+ * deno.json and cli/), or undefined in a compiled binary, which has none.
+ */
+export function heraldCheckout(): string | undefined {
+  const url = new URL("../../", import.meta.url);
+  return url.protocol === "file:" ? fileURLToPath(url).replace(/\/$/, "") : undefined;
+}

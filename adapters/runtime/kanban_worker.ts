@@ -23,7 +23,7 @@ import type { ProcessEnv } from "../../core/config/mod.ts";
 import { errorText } from "../../core/errors.ts";
 import type { AttemptFailure, BoardStore, TaskRecord, TaskStatus } from "../../core/kanban/mod.ts";
 import { findSkill } from "../../core/skills/mod.ts";
-import type { ApprovalSurface } from "../../core/tools/approval_policy.ts";
+import { unattendedSurface } from "../../core/tools/approval_policy.ts";
 import { kanbanDbPath, type ProfilePaths, rootOf } from "../home/mod.ts";
 import { openSqliteBoard } from "../kanban/mod.ts";
 import { WORKER_ENV } from "./kanban_supervisor.ts";
@@ -79,19 +79,6 @@ export interface KanbanWorkerReport {
   code: 0 | 1;
   /** The one-line summary printed on stdout. */
   line: string;
-}
-
-/** Nobody watches a worker: what the profile does not allow is denied, and logged. */
-function unattendedApprovals(log: (line: string) => void): ApprovalSurface {
-  return {
-    onNotice(notice) {
-      const { tool, reason, ruleKey } = notice.request;
-      log(
-        `kanban: denied a dangerous ${tool} call (${reason}): nobody can approve it in a ` +
-          `kanban worker; to allow it, run \`herald approvals allow ${ruleKey}\``,
-      );
-    },
-  };
 }
 
 /** The one turn a worker asks, behind the skill's `/kanban-worker` token when it is installed. */
@@ -221,7 +208,7 @@ async function attempt(
         [WORKER_ENV.board]: request.board ?? task.board,
       },
       unattended: true,
-      approvals: unattendedApprovals(log),
+      approvals: unattendedSurface(log, "kanban", "in a kanban worker"),
       // A worker schedules nothing.
       automations: false,
       onWarning: (file, warning) => log(`kanban: ${taskId}: warning: ${file}: ${warning}`),

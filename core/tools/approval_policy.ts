@@ -80,6 +80,29 @@ export interface ApprovalSurface {
   timeoutMs?: number;
 }
 
+/**
+ * The surface of a run nobody watches (a kanban worker, `herald mcp
+ * serve`): nothing is asked, so what the profile does not allow is
+ * denied, and each denial is logged with the rule that would allow it:
+ * `<prefix>: denied a dangerous <tool> call (<reason>): nobody can approve
+ * it <where>; to allow it, run \`herald approvals allow <rule>\``.
+ */
+export function unattendedSurface(
+  log: (line: string) => void,
+  prefix: string,
+  where: string,
+): ApprovalSurface {
+  return {
+    onNotice(notice) {
+      const { tool, reason, ruleKey } = notice.request;
+      log(
+        `${prefix}: denied a dangerous ${tool} call (${reason}): nobody can approve it ${where}; ` +
+          `to allow it, run \`herald approvals allow ${ruleKey}\``,
+      );
+    },
+  };
+}
+
 /** Options of {@link ApprovalPolicy}. */
 export interface ApprovalPolicyOptions extends ApprovalSurface {
   /** Saves "always" answers. */

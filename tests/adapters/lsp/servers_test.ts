@@ -94,6 +94,23 @@ Deno.test("typescript-language-server: an error already in the file is not repor
   assert.equal(added.lsp_diagnostics!.split("\n").length, 4);
 });
 
+Deno.test("a file whose earlier text is unknown (over 256 KiB) gets no diagnostics: its old errors are not the edit's", async () => {
+  await using dir = await projectDir();
+  const filler = `// ${"x".repeat(100)}\n`.repeat(3_000);
+  const old = `export const n: number = "old";\n${filler}`;
+  await Deno.writeTextFile(join(dir.path, "big.ts"), old);
+  await using rig = setup(dir.path);
+  const { tools, ctx } = rig;
+
+  const written = await tools.writeFile.run(
+    { path: "big.ts", content: `export const ok = 1;\n${old}` },
+    ctx,
+  );
+  assert.equal(written.lint.status, "ok");
+  assert.equal("lsp_diagnostics" in written, false);
+  assert.deepEqual(rig.lsp.status(), [], "no server is started for a write it cannot judge");
+});
+
 Deno.test("pyright: an introduced type error is reported, the fix clears it", async () => {
   await using dir = await projectDir();
   await using rig = setup(dir.path);
