@@ -13,7 +13,6 @@ import { NotFoundError } from "../errors.ts";
 import type { ChatMessage, ModelClient, ModelResponse, ToolCall } from "../models/types.ts";
 import type { SessionFiles } from "../sessions/files.ts";
 import type { SessionStore } from "../sessions/store.ts";
-import { SessionTitleTakenError } from "../sessions/titles.ts";
 import type { ToolOutcome, ToolRegistry } from "../tools/registry.ts";
 import type { ApprovalHandler, ApprovalRequest, ToolContext } from "../tools/types.ts";
 import type { Checkpoints, SessionRollback, TurnCheckpoint } from "./checkpoints.ts";
@@ -43,6 +42,7 @@ import type {
   TurnSession,
   TurnStop,
 } from "./turn_runtime.ts";
+import { SessionRecord } from "./session_record.ts";
 import { toolSummary } from "./turn_view.ts";
 import { MutationTracker } from "./verifier.ts";
 import { toolCallFailure } from "../tools/outcome_failure.ts";
@@ -94,11 +94,6 @@ function summarise(outcome: ToolOutcome): string {
   return outcome.ok ? toolSummary(outcome.content) : outcome.message;
 }
 
-function titleFrom(text: string): string {
-  const line = text.trim().split("\n")[0];
-  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
-}
-
 /** One conversation with the agent; the agent loop's {@link TurnSession}. */
 export class AgentSession implements TurnSession {
   readonly #options: AgentSessionOptions;
@@ -106,9 +101,8 @@ export class AgentSession implements TurnSession {
   readonly #system: string;
   readonly #approvedRules = new Set<string>();
   #client: ModelClient;
-  #id: string | undefined;
-  /** A title given before anything was stored (`/title`); stored with the session. */
-  #pendingTitle: string | undefined;
+  /** The stored row: id, title, end and deletion. */
+  readonly #record: SessionRecord;
   #requestSequence = 0;
   /** The stored id of each message of {@link #history}. */
   readonly #ids: number[];
@@ -127,7 +121,7 @@ export class AgentSession implements TurnSession {
   ) {
     this.#options = options;
     this.#client = options.client;
-    this.#id = id;
+    this.#record = new SessionRecord(options, id);
     this.#system = system;
     this.#history = history;
     this.#ids = ids;
@@ -136,7 +130,7 @@ export class AgentSession implements TurnSession {
       ids,
       system,
       specs: () => options.tools.specs(),
-      sessionId: () => this.#id,
+      sessionId: () => this.#record.id,
       model: () => this.#client.model,
       provider: () => this.#client.provider,
       now: () => this.#now(),
@@ -174,7 +168,7 @@ export class AgentSession implements TurnSession {
 
   /** The session id, once the first message has been stored. */
   get id(): string | undefined {
-    return this.#id;
+    return this.#record.id;
   }
 
   /** The model the next turn uses. */
@@ -210,8 +204,7 @@ export class AgentSession implements TurnSession {
 
   /** The stored title, or the one given before anything was stored; null when none. */
   get title(): string | null {
-    if (!this.#id) return this.#pendingTitle ?? null;
-    return this.#options.store.getSession(this.#id)?.title ?? null;
+    return this.#record.title;
   }
 
   /**
@@ -222,33 +215,18 @@ export class AgentSession implements TurnSession {
    */
   // deno-lint-ignore require-await
   async setTitle(title: string): Promise<void> {
-    const { store } = this.#options;
-    if (this.#id) {
-      store.updateSession(this.#id, { title });
-      return;
-    }
-    const holder = store.findSessionByTitle(title);
-    if (holder) throw new SessionTitleTakenError(title, holder.id);
-    this.#pendingTitle = title;
+    this.#record.setTitle(title);
   }
 
   /** Records `ended_at` and `end_reason`; nothing when nothing was stored (or it was deleted). */
   // deno-lint-ignore require-await
   async end(reason: string): Promise<void> {
-    if (!this.#id) return;
-    try {
-      this.#options.store.endSession(this.#id, reason, this.#now());
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error; // deleted meanwhile: nothing to end
-    }
+    this.#record.end(reason);
   }
 
   /** Deletes the session's rows, transcript and request dumps. Returns false when nothing was stored. */
-  async deleteStored(): Promise<boolean> {
-    if (!this.#id) return false;
-    const deleted = this.#options.store.deleteSession(this.#id);
-    await this.#options.files?.deleteSessionFiles(this.#id);
-    return deleted;
+  deleteStored(): Promise<boolean> {
+    return this.#record.deleteStored();
   }
 
   /** `/rollback` of this session; undefined when checkpoints are off. */
@@ -256,12 +234,12 @@ export class AgentSession implements TurnSession {
     const checkpoints = this.#options.checkpoints;
     if (!checkpoints) return undefined;
     return {
-      list: () => Promise.resolve(this.#id ? checkpoints.list(this.#id) : []),
+      list: () => Promise.resolve(this.#record.id ? checkpoints.list(this.#record.id) : []),
       rollback: async (number) => {
-        if (!this.#id) {
+        if (!this.#record.id) {
           return { ok: false, code: "no_session", message: "Nothing to roll back yet." };
         }
-        const outcome = await checkpoints.rollback(this.#id, number);
+        const outcome = await checkpoints.rollback(this.#record.id, number);
         return outcome.ok ? { ...outcome, dropped: this.#dropFrom(outcome.messageId) } : outcome;
       },
     };
@@ -272,7 +250,7 @@ export class AgentSession implements TurnSession {
    * and in memory; returns how many user messages went.
    */
   #dropFrom(messageId: number): number {
-    this.#options.store.deleteMessagesFrom(this.#id!, messageId);
+    this.#options.store.deleteMessagesFrom(this.#record.id!, messageId);
     const from = this.#ids.findIndex((id) => id >= messageId);
     if (from === -1) return 0;
     const dropped = this.#history.slice(from).filter((message) => message.role === "user").length;
@@ -283,32 +261,22 @@ export class AgentSession implements TurnSession {
   }
 
   #now(): number {
-    return (this.#options.now ?? Date.now)();
+    return this.#record.now();
   }
 
   async #append(messages: readonly ChatMessage[]): Promise<void> {
     this.#history.push(...messages);
-    const id = this.#id!;
-    const stored = this.#options.store.appendMessages(
-      id,
+    const stored = await this.#record.append(
       messages.map((message) => toNewMessage(message, this.#now())),
     );
     this.#ids.push(...stored.map((row) => row.id));
-    await this.#options.files?.appendTranscript(id, stored);
   }
 
   #ensureSession(firstText: string): string {
-    if (!this.#id) {
-      this.#id = this.#options.store.createSession({
-        source: this.#options.source,
-        model: this.#client.model,
-        title: this.#pendingTitle ?? (titleFrom(firstText) || null),
-        systemPrompt: this.#system,
-        cwd: this.#options.cwd,
-        startedAt: this.#now(),
-      }).id;
-    }
-    return this.#id;
+    return this.#record.ensure(firstText, {
+      model: this.#client.model,
+      systemPrompt: this.#system,
+    });
   }
 
   #toolContext(
