@@ -40,6 +40,7 @@ import { cronTickReport, cronTickSizes } from "./cron_tick.ts";
 import { kanbanDecomposeReport, kanbanDecomposeSizes } from "./kanban_decompose.ts";
 import { kanbanDispatchReport, kanbanDispatchSizes } from "./kanban_dispatch.ts";
 import { mcpCallReport, mcpCallSizes } from "./mcp_call.ts";
+import { codexTurnReport, codexTurnSizes } from "./codex_turn.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const runs = Number(Deno.env.get("BENCH_RUNS") ?? "40");
@@ -172,6 +173,8 @@ console.log(await kanbanDecomposeReport(kanbanDecomposeSizes(), `${today}, ${mac
 console.log(await kanbanDispatchReport(kanbanDispatchSizes(), `${today}, ${machine}`));
 
 console.log(await mcpCallReport(mcpCallSizes(), `${today}, ${machine}`));
+
+console.log(await codexTurnReport(codexTurnSizes(), `${today}, ${machine}`));
 
 const compression = await benchCompression(compressionMessages);
 console.log([

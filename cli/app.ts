@@ -35,6 +35,7 @@ import { registerGateway } from "./commands/gateway.ts";
 import { registerSend } from "./commands/send.ts";
 import { registerCron } from "./commands/cron.ts";
 import { registerKanban } from "./commands/kanban.ts";
+import { registerCodexRuntime } from "./commands/codex_runtime.ts";
 
 export { captureOutput, denoOutput } from "./io.ts";
 
@@ -104,6 +105,7 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   registerSend(program, context);
   registerCron(program, context);
   registerKanban(program, context);
+  registerCodexRuntime(program, context);
   registerCompletion(program, context);
   registerHelp(program);
   return program;

@@ -21,7 +21,8 @@ import { contextWindowResolver } from "../../core/agent/compression.ts";
 import { buildSystemPrompt } from "../../core/agent/prompt.ts";
 import { AgentSession, type AgentSessionOptions } from "../../core/agent/session.ts";
 import { loadSessionConfig } from "../../core/agent/session_config.ts";
-import type { StartOptions, TurnRuntime } from "../../core/agent/turn_runtime.ts";
+import type { StartOptions, TurnRuntime, TurnSession } from "../../core/agent/turn_runtime.ts";
+import { CODEX_PROVIDER, CodexSession } from "../../core/agent/codex_session.ts";
 import type { HeraldConfig, ProcessEnv } from "../../core/config/mod.ts";
 import { callAuxiliary } from "../../core/models/auxiliary.ts";
 import { resolveRouteChain, switchedChain, switchedRoute } from "../../core/models/fallback.ts";
@@ -36,6 +37,7 @@ import { createSendMessageTool } from "../../core/tools/send_message.ts";
 import { createCronjobTool } from "../../core/tools/cronjob.ts";
 import { sendMessage } from "../../core/usecases/send.ts";
 import { openCheckpointStore } from "../checkpoints/mod.ts";
+import { codexRuntimeSwitch, codexSessionOptions, currentRuntimeChoice } from "./codex_sessions.ts";
 import { ensureProfileHome, type ProfilePaths, rootOf } from "../home/mod.ts";
 import { kanbanOpener } from "./kanban.ts";
 import { kanbanWorkerToolset } from "./kanban_worker_tools.ts";
@@ -97,8 +99,14 @@ export interface AgentRuntime extends TurnRuntime {
   readonly approvals: ApprovalPolicy;
   /** Options of new (and resumed) sessions. */
   readonly sessionOptions: AgentSessionOptions;
-  start(options?: StartOptions): Promise<AgentSession>;
-  resume(sessionId: string): Promise<AgentSession>;
+  /**
+   * A fresh session: of Herald's own loop, or of the Codex app-server when
+   * config.yaml's `model.openai_runtime` says so when it starts (never in
+   * safe mode).
+   */
+  start(options?: StartOptions): Promise<TurnSession>;
+  /** Continues a stored session in the runtime config.yaml asks for now. */
+  resume(sessionId: string): Promise<TurnSession>;
   /** Closes the state database and waits for the key pools' state writes. */
   close(): Promise<void>;
 }
@@ -251,11 +259,33 @@ export async function openAgentRuntime(
       })
       : undefined,
   };
+  // The Codex runtime (`model.openai_runtime: codex_app_server`), chosen when a session starts.
+  const codexWanted = async () =>
+    !options.safeMode &&
+    await currentRuntimeChoice(profile.files, config.model.openai_runtime) === "codex_app_server";
+  const codexSessions = new Set<CodexSession>();
+  const codexOptions = () =>
+    codexSessionOptions({
+      home: paths.home,
+      config,
+      env: options.env,
+      credentials,
+      approve: approvals.decide,
+      store,
+      files: profile.sessions.files,
+      source: options.source,
+      cwd: options.cwd,
+    });
+  const keep = (session: CodexSession) => {
+    codexSessions.add(session);
+    return session;
+  };
   return {
     profile: paths.name,
     source: options.source,
     ...(automations ? { automations } : {}),
     kanban: kanbanOpener(rootOf(paths), paths, options.env),
+    ...(options.safeMode ? {} : { runtimeSwitch: codexRuntimeSwitch(paths, options.env) }),
     paths,
     config,
     settings,
@@ -263,17 +293,23 @@ export async function openAgentRuntime(
     catalog,
     approvals,
     sessionOptions,
-    start(start = {}) {
+    async start(start = {}) {
+      // A model carried over by `/new` belongs to its runtime: Codex picks its own.
+      if (await codexWanted()) return keep(CodexSession.start(codexOptions()));
+      if (start.provider === CODEX_PROVIDER) start = {};
       const session = AgentSession.start(sessionOptions);
       const provider = start.provider === session.provider ? undefined : start.provider;
       if (provider !== undefined || (start.model !== undefined && start.model !== session.model)) {
         session.setModel(start.model ?? session.model, provider);
       }
-      return Promise.resolve(session);
+      return session;
     },
-    resume: (sessionId) =>
-      Promise.resolve().then(() => AgentSession.resume(sessionOptions, sessionId)),
+    async resume(sessionId) {
+      if (await codexWanted()) return keep(await CodexSession.resume(codexOptions(), sessionId));
+      return AgentSession.resume(sessionOptions, sessionId);
+    },
     async close() {
+      await Promise.all([...codexSessions].map((session) => session.close()));
       store.close();
       await kanbanWorker?.close();
       await mcp?.close();

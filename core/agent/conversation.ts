@@ -364,6 +364,8 @@ export class Conversation {
         };
       case "compact":
         return { kind: "reply", text: await this.#compact(outcome.focus, options) };
+      case "set_runtime":
+        return { kind: "reply", text: await this.#setRuntime(outcome.mode, options) };
     }
   }
 
@@ -495,6 +497,45 @@ export class Conversation {
         message: `The switch to ${spec} after the turn failed: ${errorMessage(error)}`,
       });
     }
+  }
+
+  /**
+   * `/codex-runtime [mode]`: shows the state, or switches the runtime of the
+   * next session; while a turn runs the switch waits for its end (so no
+   * turn spans two transports) and its outcome is told to the asker's
+   * `onEvent` as a `runtime_switched` or `runtime_switch_failed` notice.
+   */
+  async #setRuntime(
+    mode: "auto" | "codex_app_server" | null,
+    options: InputOptions,
+  ): Promise<string> {
+    this.#requireOpen();
+    const control = this.#runtime.runtimeSwitch;
+    if (!control) return "The runtime cannot be switched here (safe mode ignores config.yaml).";
+    if (mode === null) return await control.describe();
+    const running = this.#turn;
+    if (!running) return (await control.apply(mode)).text;
+    const apply = async () => {
+      if (this.#closing) return;
+      try {
+        const result = await control.apply(mode);
+        options.onEvent?.({
+          type: "notice",
+          level: result.ok ? "info" : "warning",
+          code: result.ok ? "runtime_switched" : "runtime_switch_failed",
+          message: result.text,
+        });
+      } catch (error) {
+        options.onEvent?.({
+          type: "notice",
+          level: "warning",
+          code: "runtime_switch_failed",
+          message: `The runtime switch after the turn failed: ${errorMessage(error)}`,
+        });
+      }
+    };
+    running.done.then(apply, apply);
+    return `The switch to ${mode} applies once the current turn ends.`;
   }
 
   /** `/resume <id>`: the stored session replaces the current one (which stays stored). */

@@ -121,6 +121,12 @@ export interface TurnResult {
   modelCalls: number;
   /** Set when something ended the turn early (the loop guard on an unattended surface). */
   stopped?: TurnStop;
+  /**
+   * False when the runtime could not finish the turn (an external runtime
+   * failed or timed out); `response` then says what happened and how to
+   * switch back. Absent: the turn ran to its end (or was aborted).
+   */
+  completed?: false;
 }
 
 /** Options of one turn. */
@@ -213,6 +219,17 @@ export interface StartOptions {
   provider?: string;
 }
 
+/** Shows and switches what runs a profile's turns (`/codex-runtime`). */
+export interface RuntimeSwitch {
+  /** The state to show: the runtime in use, whether Codex is installed, its config file. */
+  describe(): Promise<string>;
+  /**
+   * Switches the runtime of the next session; `ok` false when refused
+   * (Codex missing: config.yaml is left as it was). `text` is the line to show.
+   */
+  apply(mode: "auto" | "codex_app_server"): Promise<{ ok: boolean; text: string }>;
+}
+
 /** What runs the turns of one profile's conversations. */
 export interface TurnRuntime {
   /** The profile's name (`default` for the root home). */
@@ -225,6 +242,8 @@ export interface TurnRuntime {
   readonly automations?: Automations;
   /** The shared kanban board, for `/kanban`; absent where it cannot be reached. */
   readonly kanban?: KanbanOpener;
+  /** `/codex-runtime`; absent where the runtime cannot be switched (safe mode). */
+  readonly runtimeSwitch?: RuntimeSwitch;
   /** A fresh session; nothing is stored until its first turn. */
   start(options?: StartOptions): Promise<TurnSession>;
   /**

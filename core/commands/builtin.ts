@@ -1,12 +1,13 @@
 /**
  * The built-in slash commands: /help, /new, /clear, /resume, /model, /bundles, /rollback,
- * /title, /compact, /usage, /tools, /exit and /quit.
+ * /title, /compact, /usage, /tools, /codex-runtime, /exit and /quit.
  *
  * @module
  */
 
 import { blueprintCommand, cronCommand } from "./automations.ts";
 import { kanbanCommand } from "./kanban.ts";
+import { codexRuntimeCommand } from "./runtime.ts";
 import type { SlashCommand, SlashOutcome, SlashRegistry } from "./registry.ts";
 import { bundlesCommand, skillHelpLines } from "./skills.ts";
 import { parseSessionTitle, SessionTitleInvalidError } from "../sessions/titles.ts";
@@ -174,6 +175,7 @@ export function builtinCommands(registry: () => SlashRegistry): SlashCommand[] {
     cronCommand,
     blueprintCommand,
     kanbanCommand,
+    codexRuntimeCommand,
     exitCommand("exit"),
     exitCommand("quit"),
   ];

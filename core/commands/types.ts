@@ -38,7 +38,12 @@ export type SlashOutcome =
    * Show `text`, then send `message` to the agent as the user's next turn
    * (`/blueprint <name>` seeds the conversation that fills a blueprint).
    */
-  | { kind: "seed"; text: string; message: string };
+  | { kind: "seed"; text: string; message: string }
+  /**
+   * `/codex-runtime`: show which runtime runs the turns (`mode` null), or
+   * switch the runtime of the next session.
+   */
+  | { kind: "set_runtime"; mode: "auto" | "codex_app_server" | null };
 
 /** What a command may read about the session it runs in. */
 export interface SlashContext {

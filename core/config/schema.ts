@@ -41,6 +41,10 @@ export const ModelSchema = z.object({
     "Seconds before one call (retries included) gives up; a timeout hands over to " +
       "`fallback_providers`",
   ),
+  openai_runtime: z.enum(["auto", "codex_app_server"]).default("auto").describe(
+    "What runs the turns: `auto` (Herald's own loop) or `codex_app_server` (the Codex " +
+      "app-server; switch with `/codex-runtime`); applies from the next session",
+  ),
 });
 
 /**
@@ -258,6 +262,20 @@ export const PlatformSchema = z.object({
   ),
 });
 
+/** The Codex app-server runtime (`model.openai_runtime: codex_app_server`). */
+export const CodexSchema = z.object({
+  permissions: z.enum(["auto", "approval-required", "unrestricted"]).default("auto").describe(
+    "What Codex may do unasked: `auto` (writes in the workspace), `approval-required` " +
+      "(read-only, every command asks), `unrestricted` (full access)",
+  ),
+  home: z.string().optional().describe(
+    "Codex's home folder (its config.toml, auth and threads); absent: $CODEX_HOME, else ~/.codex",
+  ),
+  turn_timeout: z.number().positive().max(86_400).default(1800).describe(
+    "Seconds a Codex turn may run before it is interrupted and an error recorded",
+  ),
+});
+
 /** The whole `config.yaml`. */
 export const ConfigSchema = z.object({
   model: ModelSchema.prefault({}).describe(
@@ -304,6 +322,9 @@ export const ConfigSchema = z.object({
   cron: CronSchema.prefault({}).describe("Scheduled jobs: delivery, catch-up and time limits"),
   kanban: KanbanSchema.prefault({}).describe(
     "The kanban board: the orchestrator, the fallback assignee and automatic decomposition",
+  ),
+  codex: CodexSchema.prefault({}).describe(
+    "The Codex app-server runtime: permissions, its home folder and the turn timeout",
   ),
 });
 
