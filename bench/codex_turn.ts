@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { CodexSession } from "../core/agent/codex_session.ts";
 import { appServerLauncher } from "../adapters/codex/app_server.ts";
 import { openStateStore } from "../adapters/sqlite/mod.ts";
-import { codexBinary, codexHome } from "../tests/codex_cli.ts";
+import { codexBinary, codexHome, startBareAppServer } from "../tests/codex_cli.ts";
 import { startResponsesModel } from "../tests/fakes/responses_model.ts";
 
 /** How many turns each side runs. */
@@ -44,65 +44,23 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-/** A bare app-server client: one JSON object per line, nothing kept but what a turn needs. */
+/** A bare client's turns on its own app-server: the codex process's own time. */
 async function bareClient(program: string, env: Record<string, string>, cwd: string) {
-  const child = new Deno.Command(program, {
-    args: ["app-server"],
-    env,
-    clearEnv: true,
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const encoder = new TextEncoder();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let nextId = 1;
-  const send = (message: unknown) => writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
-  const until = async (done: (message: Record<string, unknown>) => boolean) => {
-    for (;;) {
-      let newline: number;
-      while ((newline = buffer.indexOf("\n")) !== -1) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        const message = JSON.parse(line);
-        if (done(message)) return message;
-      }
-      const { value, done: ended } = await lines.read();
-      if (ended) throw new Error("codex app-server ended");
-      buffer += value;
-    }
-  };
-  const request = async (method: string, params: unknown) => {
-    const id = nextId++;
-    await send({ method, id, params });
-    return await until((message) => message.id === id && !("method" in message));
-  };
-  await request("initialize", { clientInfo: { name: "bench", title: null, version: "0" } });
-  await send({ method: "initialized" });
-  const started = await request("thread/start", { cwd });
-  const threadId = ((started.result as Record<string, unknown>).thread as { id: string }).id;
+  const codex = await startBareAppServer(program, env, cwd);
+  const started = await codex.request("thread/start", { cwd }) as { thread: { id: string } };
+  const threadId = started.thread.id;
   return {
     async turn(text: string) {
-      await send({
-        method: "turn/start",
-        id: nextId++,
-        params: { threadId, input: [{ type: "text", text, text_elements: [] }] },
-      });
-      await until((message) => message.method === "turn/completed");
+      const turn = await codex.request("turn/start", {
+        threadId,
+        input: [{ type: "text", text, text_elements: [] }],
+      }) as { turn: { id: string } };
+      await codex.waitFor((message) =>
+        message.method === "turn/completed" &&
+        (message.params?.turn as { id: string }).id === turn.turn.id
+      );
     },
-    async close() {
-      await writer.close().catch(() => {});
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // Already gone.
-      }
-      await child.status;
-      await lines.cancel().catch(() => {});
-    },
+    close: () => codex.close(),
   };
 }
 
@@ -119,7 +77,7 @@ export async function benchCodexTurn(sizes: CodexTurnSizes): Promise<CodexTurnRe
     store,
     source: "bench",
     cwd: dir,
-    launch: appServerLauncher({ program, env, cwd: dir }),
+    launch: appServerLauncher({ command: program, baseEnv: env, env: home.env, cwd: dir }),
     approve: () => Promise.resolve("deny"),
     threads: {
       get: (id) => Promise.resolve(threads.get(id)),

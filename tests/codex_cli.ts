@@ -17,6 +17,7 @@
  */
 
 import { join } from "node:path";
+import { spawnProcessGroup } from "../adapters/process/mod.ts";
 import { REPO_ROOT } from "./_helpers.ts";
 
 /** The codex version every test runs against. */
@@ -194,5 +195,136 @@ export async function codexHome(options: CodexHomeOptions): Promise<CodexHome> {
     async [Symbol.asyncDispose]() {
       await Deno.remove(path, { recursive: true }).catch(() => {});
     },
+  };
+}
+
+/** A JSON-RPC message as codex app-server writes it (no `"jsonrpc"` member). */
+export interface WireMessage {
+  id?: number | string;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: unknown;
+  error?: { code: number; message: string };
+}
+
+/** Answers one of Codex's server requests: a result, or undefined for a -32601 error. */
+export type BareAnswer = (request: WireMessage) => unknown;
+
+/** A bare JSON-lines client of one `codex app-server` (no Herald code in between). */
+export interface BareAppServer extends AsyncDisposable {
+  /** Calls `method`; resolves to its result, rejects with `<code> <message>` on an error. */
+  request(method: string, params: unknown): Promise<unknown>;
+  /** The first notification or server request (already seen or still to come) that matches. */
+  waitFor(match: (message: WireMessage) => boolean): Promise<WireMessage>;
+  /** Every notification and server request read so far. */
+  readonly seen: WireMessage[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `codex app-server` at `program` as a process group (stderr
+ * dropped) and does the handshake. Server requests are answered by
+ * `answer` (default: -32601). The baseline against which Herald's client
+ * is measured, and a way to ask Codex what it made of a config.
+ *
+ * @example
+ * ```ts
+ * await using codex = await startBareAppServer(await codexBinary(), home.env, cwd);
+ * const started = await codex.request("thread/start", { cwd });
+ * ```
+ */
+export async function startBareAppServer(
+  program: string,
+  env: Record<string, string>,
+  cwd: string,
+  answer: BareAnswer = () => undefined,
+): Promise<BareAppServer> {
+  const group = spawnProcessGroup(program, {
+    args: ["app-server"],
+    env,
+    clearEnv: true,
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  });
+  const writer = group.child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  const send = (message: WireMessage) =>
+    writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
+  const pending = new Map<number, PromiseWithResolvers<unknown>>();
+  const seen: WireMessage[] = [];
+  const waiters: { match: (m: WireMessage) => boolean; resolve: (m: WireMessage) => void }[] = [];
+  let nextId = 1;
+  const dispatch = (message: WireMessage) => {
+    if (message.id !== undefined && message.method === undefined) {
+      const call = pending.get(message.id as number);
+      pending.delete(message.id as number);
+      if (message.error) call?.reject(new Error(`${message.error.code} ${message.error.message}`));
+      else call?.resolve(message.result);
+      return;
+    }
+    seen.push(message);
+    if (message.id !== undefined) {
+      const result = answer(message);
+      void send(
+        result === undefined
+          ? { id: message.id, error: { code: -32601, message: `unhandled ${message.method}` } }
+          : { id: message.id, result },
+      );
+    }
+    for (const waiter of [...waiters]) {
+      if (waiter.match(message)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(message);
+      }
+    }
+  };
+  const reading = (async () => {
+    let buffer = "";
+    for await (const chunk of group.child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      let end;
+      while ((end = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, end).trim();
+        buffer = buffer.slice(end + 1);
+        if (line) dispatch(JSON.parse(line));
+      }
+    }
+  })();
+  const request = (method: string, params: unknown): Promise<unknown> => {
+    const id = nextId++;
+    const call = Promise.withResolvers<unknown>();
+    pending.set(id, call);
+    void send({ id, method, params: params as Record<string, unknown> });
+    return call.promise;
+  };
+  const close = async () => {
+    await writer.close().catch(() => {});
+    await group.terminate({ graceMs: 2_000 });
+    await reading.catch(() => {});
+  };
+  try {
+    await request("initialize", {
+      clientInfo: { name: "herald_test", title: null, version: "0.0.0" },
+      capabilities: { experimentalApi: false },
+    });
+    await send({ method: "initialized" });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    request,
+    waitFor(match) {
+      const found = seen.find(match);
+      if (found) return Promise.resolve(found);
+      const { promise, resolve } = Promise.withResolvers<WireMessage>();
+      waiters.push({ match, resolve });
+      return promise;
+    },
+    seen,
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }

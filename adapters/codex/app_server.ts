@@ -19,18 +19,16 @@ import {
   type CodexServerRequest,
 } from "../../core/codex/app_server.ts";
 import type { RpcMethods } from "../../core/rpc/protocol.ts";
-import { spawnProcessGroup } from "../process/mod.ts";
+import { spawnStdioServer, StderrTail, type StdioServerSpec } from "../process/mod.ts";
 import { connectNdjson } from "../rpc/mod.ts";
 
-/** How to start the app-server. */
-export interface AppServerSpec {
-  /** The codex program (`codex`, or a path). */
-  program: string;
-  /** Arguments after `app-server` (`--enable`, `-c key=value`). */
-  args?: readonly string[];
-  /** The whole environment of the process (already filtered by the caller). */
-  env: Record<string, string>;
-  cwd: string;
+/**
+ * How to start the app-server: `command` is the codex program, `args`
+ * come after `app-server` (`--enable`, `-c key=value`), and the
+ * environment is built from `baseEnv`'s allowlist, the passthrough names
+ * and `env` (CODEX_HOME).
+ */
+export interface AppServerSpec extends StdioServerSpec {
   /**
    * Receives every chunk of the protocol as text, each way (`in`: from
    * Codex), for a protocol log; absent: nothing is copied.
@@ -52,27 +50,8 @@ function traced(
   });
 }
 
-/** Lines of stderr kept for the message when the process dies. */
-const STDERR_LINES = 20;
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
-}
-
-/** Keeps the last {@link STDERR_LINES} lines of a stream. */
-async function tailLines(stream: ReadableStream<Uint8Array>, lines: string[]): Promise<void> {
-  let partial = "";
-  try {
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      const parts = (partial + chunk).split("\n");
-      partial = parts.pop() ?? "";
-      for (const line of parts) if (line.trim() !== "") lines.push(line);
-      if (lines.length > STDERR_LINES) lines.splice(0, lines.length - STDERR_LINES);
-    }
-  } catch {
-    // The stream broke with the process: what was kept stays.
-  }
-  if (partial.trim() !== "") lines.push(partial);
 }
 
 /**
@@ -80,7 +59,7 @@ async function tailLines(stream: ReadableStream<Uint8Array>, lines: string[]): P
  *
  * @example
  * ```ts
- * const launch = appServerLauncher({ program: "codex", env, cwd });
+ * const launch = appServerLauncher({ command: "codex", baseEnv: Deno.env.toObject(), cwd });
  * const connection = await launch(async (method, params) => ({ decision: "decline" }));
  * await connection.request("initialize", { clientInfo: { name: "herald", version: "1" } });
  * ```
@@ -93,7 +72,7 @@ export function appServerLauncher(spec: AppServerSpec): AppServerLauncher {
  * Starts the app-server of `spec`, its server requests answered by
  * `handler`.
  *
- * @throws Error naming the program when it cannot start (not on PATH).
+ * @throws Error naming the program when it cannot start (not on PATH), with the install hint.
  */
 export function startAppServer(
   spec: AppServerSpec,
@@ -101,23 +80,14 @@ export function startAppServer(
 ): AppServerConnection {
   let group;
   try {
-    group = spawnProcessGroup(spec.program, {
-      args: ["app-server", ...(spec.args ?? [])],
-      env: spec.env,
-      clearEnv: true,
-      cwd: spec.cwd,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    });
+    group = spawnStdioServer({ ...spec, args: ["app-server", ...(spec.args ?? [])] });
   } catch (error) {
-    const reason = error instanceof Deno.errors.NotFound
-      ? "no such program on PATH; install it with `npm install -g @openai/codex`"
-      : (error as Error).message;
-    throw new Error(`Cannot start "${spec.program} app-server": ${reason}`);
+    throw new Error(
+      `${(error as Error).message}; install Codex with \`npm install -g @openai/codex\``,
+    );
   }
-  const stderr: string[] = [];
-  const drained = tailLines(group.child.stderr, stderr);
+  const stderr = new StderrTail();
+  const drained = stderr.read(group.child.stderr);
   const methods: RpcMethods = Object.fromEntries(
     CODEX_SERVER_REQUESTS.map((name) => [name, {
       call: (params: unknown) =>
@@ -136,7 +106,7 @@ export function startAppServer(
   const exited = group.status.then(async (status) => {
     await drained;
     const how = status.signal ? `signal ${status.signal}` : `exit code ${status.code}`;
-    const last = stderr.slice(-3).join(" | ");
+    const last = stderr.lastLines();
     return `codex app-server ended with ${how}${last ? `: ${last}` : ""}`;
   });
   let closing: Promise<void> | undefined;

@@ -45,8 +45,10 @@ export function codexHomeFor(
 
 /**
  * `<home>/config.toml` as a {@link CodexConfigFile}: read gives null for a
- * missing file (and fails on text that is not UTF-8; a byte-order mark is kept); write creates the home (0700) when missing and replaces the
- * file atomically, keeping its mode (0600 for a new file).
+ * missing file (and fails on text that is not UTF-8; a byte-order mark is
+ * kept); write creates the home (0700) when missing and replaces the file
+ * atomically, keeping its mode (0600 for a new file), through a symbolic
+ * link to where the file lives.
  */
 export function codexConfigFile(home: string): CodexConfigFile {
   const path = join(home, "config.toml");
@@ -64,7 +66,14 @@ export function codexConfigFile(home: string): CodexConfigFile {
     },
     async write(text) {
       await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-      await writeFileAtomic(path, text, { mode: 0o600 });
+      // A linked config.toml (a dotfiles checkout) is written where it lives; the link stays.
+      let target = path;
+      try {
+        target = await Deno.realPath(path);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
+      await writeFileAtomic(target, text, { mode: 0o600 });
     },
   };
 }

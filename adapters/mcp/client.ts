@@ -22,6 +22,7 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpCallResult, McpServerConfig, McpToolInfo } from "../../core/mcp/mod.ts";
+import { tailLines } from "../process/stderr_tail.ts";
 import { ProcessStdioTransport, type StdioServerSpec } from "./stdio_transport.ts";
 
 /** Answers one elicitation request of the server (form or URL). */
@@ -158,7 +159,7 @@ export async function connectMcpServer(
     if (!closing) options.onClose?.(reason);
   };
   client.onclose = () => {
-    const tail = stdio?.stderrTail ? `: ${stdio.stderrTail.split("\n").slice(-3).join(" | ")}` : "";
+    const tail = stdio?.stderrTail ? `: ${tailLines(stdio.stderrTail)}` : "";
     ended(`the connection to MCP server "${name}" ended${tail}`);
   };
   // Over HTTP the SDK resumes a broken stream; once the server cannot be reached again, it is gone.

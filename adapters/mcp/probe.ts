@@ -33,7 +33,7 @@ import {
 import type { ProcessGroup } from "../process/mod.ts";
 import { connectNdjson } from "../rpc/mod.ts";
 import { McpHttpError, McpHttpPort } from "./http_port.ts";
-import { spawnStdioServer } from "./spawn.ts";
+import { spawnStdioServer } from "../process/stdio_server.ts";
 
 /** What to check: a command (stdio) or a URL (Streamable HTTP). */
 export interface McpProbeTarget {

@@ -1,6 +1,6 @@
 /**
  * The MCP SDK's client transport for a stdio server, over Herald's own
- * process handling: the server is spawned as ./spawn.ts does (its own
+ * process handling: the server is spawned as adapters/process/stdio_server.ts does (its own
  * process group, the child allowlist). Messages are newline-delimited JSON
  * (adapters/rpc/ndjson.ts, lines capped); lines that are not JSON-RPC are
  * reported through `onerror` and skipped; what the server writes on
@@ -13,13 +13,11 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ProcessGroup } from "../process/mod.ts";
+import { StderrTail } from "../process/stderr_tail.ts";
 import { encodeNdjson, NdjsonDecoder } from "../rpc/mod.ts";
-import { spawnStdioServer, type StdioServerSpec } from "./spawn.ts";
+import { spawnStdioServer, type StdioServerSpec } from "../process/stdio_server.ts";
 
-export type { StdioServerSpec } from "./spawn.ts";
-
-/** How much of the server's standard error is kept. */
-const STDERR_TAIL_CHARS = 4000;
+export type { StdioServerSpec } from "../process/stdio_server.ts";
 
 /** How long a closing server gets between SIGTERM and SIGKILL (ms). */
 const CLOSE_GRACE_MS = 1000;
@@ -33,7 +31,7 @@ export class ProcessStdioTransport implements Transport {
   readonly #spec: StdioServerSpec;
   #group: ProcessGroup | undefined;
   #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
-  #stderr = "";
+  readonly #stderr = new StderrTail();
   #closed = false;
 
   /** A transport that starts `spec` when the client connects. */
@@ -48,7 +46,7 @@ export class ProcessStdioTransport implements Transport {
 
   /** The end of what the server wrote on standard error, trimmed. */
   get stderrTail(): string {
-    return this.#stderr.trim();
+    return this.#stderr.text;
   }
 
   /**
@@ -65,7 +63,7 @@ export class ProcessStdioTransport implements Transport {
     }
     this.#group = group;
     this.#writer = group.child.stdin.getWriter();
-    void this.#readStderr(group.child.stderr);
+    void this.#stderr.read(group.child.stderr);
     void this.#readStdout(group.child.stdout);
     return Promise.resolve();
   }
@@ -95,16 +93,6 @@ export class ProcessStdioTransport implements Transport {
       return;
     }
     this.onmessage?.(message);
-  }
-
-  async #readStderr(stderr: ReadableStream<Uint8Array>): Promise<void> {
-    try {
-      for await (const text of stderr.pipeThrough(new TextDecoderStream())) {
-        this.#stderr = (this.#stderr + text).slice(-STDERR_TAIL_CHARS);
-      }
-    } catch {
-      // The server is gone.
-    }
   }
 
   /** Writes one message as a line. */

@@ -10,3 +10,5 @@ export * from "./child_env.ts";
 export * from "./herald_command.ts";
 export * from "./kill_tree.ts";
 export * from "./spawn_group.ts";
+export * from "./stderr_tail.ts";
+export * from "./stdio_server.ts";

@@ -22,7 +22,12 @@ import { buildSystemPrompt } from "../../core/agent/prompt.ts";
 import { AgentSession, type AgentSessionOptions } from "../../core/agent/session.ts";
 import { loadSessionConfig } from "../../core/agent/session_config.ts";
 import type { StartOptions, TurnRuntime, TurnSession } from "../../core/agent/turn_runtime.ts";
-import { CODEX_PROVIDER, CodexSession } from "../../core/agent/codex_session.ts";
+import {
+  CODEX_PROVIDER,
+  CodexSession,
+  type CodexSessionOptions,
+} from "../../core/agent/codex_session.ts";
+import type { AppServerConnection } from "../../core/codex/app_server.ts";
 import type { HeraldConfig, ProcessEnv } from "../../core/config/mod.ts";
 import { callAuxiliary } from "../../core/models/auxiliary.ts";
 import { resolveRouteChain, switchedChain, switchedRoute } from "../../core/models/fallback.ts";
@@ -263,9 +268,10 @@ export async function openAgentRuntime(
   const codexWanted = async () =>
     !options.safeMode &&
     await currentRuntimeChoice(profile.files, config.model.openai_runtime) === "codex_app_server";
-  const codexSessions = new Set<CodexSession>();
-  const codexOptions = () =>
-    codexSessionOptions({
+  // The app-servers running now, stopped when the runtime closes.
+  const codexServers = new Set<AppServerConnection>();
+  const codexOptions = (): CodexSessionOptions => {
+    const base = codexSessionOptions({
       home: paths.home,
       config,
       env: options.env,
@@ -276,9 +282,15 @@ export async function openAgentRuntime(
       source: options.source,
       cwd: options.cwd,
     });
-  const keep = (session: CodexSession) => {
-    codexSessions.add(session);
-    return session;
+    return {
+      ...base,
+      launch: async (handler) => {
+        const server = await base.launch(handler);
+        codexServers.add(server);
+        server.exited.then(() => codexServers.delete(server));
+        return server;
+      },
+    };
   };
   return {
     profile: paths.name,
@@ -295,7 +307,7 @@ export async function openAgentRuntime(
     sessionOptions,
     async start(start = {}) {
       // A model carried over by `/new` belongs to its runtime: Codex picks its own.
-      if (await codexWanted()) return keep(CodexSession.start(codexOptions()));
+      if (await codexWanted()) return CodexSession.start(codexOptions());
       if (start.provider === CODEX_PROVIDER) start = {};
       const session = AgentSession.start(sessionOptions);
       const provider = start.provider === session.provider ? undefined : start.provider;
@@ -305,11 +317,11 @@ export async function openAgentRuntime(
       return session;
     },
     async resume(sessionId) {
-      if (await codexWanted()) return keep(await CodexSession.resume(codexOptions(), sessionId));
+      if (await codexWanted()) return await CodexSession.resume(codexOptions(), sessionId);
       return AgentSession.resume(sessionOptions, sessionId);
     },
     async close() {
-      await Promise.all([...codexSessions].map((session) => session.close()));
+      await Promise.all([...codexServers].map((server) => server.close()));
       store.close();
       await kanbanWorker?.close();
       await mcp?.close();

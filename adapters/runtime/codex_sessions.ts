@@ -13,7 +13,7 @@
 import type { SessionRecordOptions } from "../../core/agent/session_record.ts";
 import type { RuntimeSwitch } from "../../core/agent/turn_runtime.ts";
 import type { CodexSessionOptions } from "../../core/agent/codex_session.ts";
-import { userSettings } from "../../core/codex/config_toml.ts";
+import { definesMcpServer, userSettings } from "../../core/codex/config_toml.ts";
 import { HERALD_TOOL_SERVER, migrateMcpServers } from "../../core/codex/mcp_servers.ts";
 import { threadApprovalPolicy } from "../../core/codex/permissions.ts";
 import { type HeraldConfig, parseConfig, type ProcessEnv } from "../../core/config/mod.ts";
@@ -23,9 +23,8 @@ import { codexRuntimePorts } from "./codex_ports.ts";
 import type { ApprovalHandler } from "../../core/tools/types.ts";
 import type { ConfigFiles } from "../../core/usecases/ports.ts";
 import { VERSION } from "../../core/version.ts";
-import { childEnvironment } from "../process/mod.ts";
 import { appServerLauncher } from "../codex/app_server.ts";
-import { codexHomeFor } from "../codex/config_file.ts";
+import { codexConfigFile, codexHomeFor } from "../codex/config_file.ts";
 import { codexThreads } from "../codex/threads.ts";
 
 /** What runs a new session's turns: Herald's own loop or the Codex app-server. */
@@ -63,16 +62,20 @@ export interface CodexRuntimeInput extends SessionRecordOptions {
 export function codexSessionOptions(input: CodexRuntimeInput): CodexSessionOptions {
   const { config } = input;
   const codexHome = codexHomeFor(config, input.env);
-  const env = childEnvironment(input.env, {
-    passthrough: [
+  const launch = appServerLauncher({
+    command: input.program ?? "codex",
+    // The child allowlist, the model key, the profile's passthrough names and what the
+    // migrated MCP servers get from Codex by name (never written into config.toml).
+    baseEnv: input.env,
+    envPassthrough: [
       ...config.terminal.env_passthrough,
       "OPENAI_API_KEY",
-      // What the migrated MCP servers get from Codex by name (never written into config.toml).
       ...migrateMcpServers(config.mcp_servers, { command: "", args: [], env: {} }, userSettings(""))
         .forwardedEnv,
     ],
-    lookup: input.credentials,
-    extra: { CODEX_HOME: codexHome, RUST_LOG: input.env.RUST_LOG ?? "warn" },
+    envLookup: input.credentials,
+    env: { CODEX_HOME: codexHome, RUST_LOG: input.env.RUST_LOG ?? "warn" },
+    cwd: input.cwd,
   });
   const model = config.model.provider === "openai" ? config.model.default : undefined;
   return {
@@ -81,12 +84,17 @@ export function codexSessionOptions(input: CodexRuntimeInput): CodexSessionOptio
     source: input.source,
     cwd: input.cwd,
     ...(input.now ? { now: input.now } : {}),
-    launch: appServerLauncher({ program: input.program ?? "codex", env, cwd: input.cwd }),
+    launch,
     approve: input.approve,
     threads: codexThreads(input.home),
     ...(model ? { model } : {}),
     approvalPolicy: threadApprovalPolicy(config.codex.permissions),
     toolServer: HERALD_TOOL_SERVER,
+    toolServerConfigured: async () =>
+      definesMcpServer(
+        await codexConfigFile(codexHome).read().catch(() => null) ?? "",
+        HERALD_TOOL_SERVER,
+      ),
     turnTimeoutMs: config.codex.turn_timeout * 1000,
     clientVersion: VERSION,
   };

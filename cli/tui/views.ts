@@ -120,6 +120,9 @@ const APPROVAL_COMMAND_LINES = 8;
 /** Queued messages listed one per line at most; more are counted. */
 const QUEUED_LINES = 3;
 
+/** Lines the approval question's headline may take before it is cut. */
+const APPROVAL_HEADLINE_LINES = 3;
+
 /** The approval question shown in place of the input box. */
 export function approvalLines(
   style: Style,
@@ -135,12 +138,15 @@ export function approvalLines(
       `… ${command.length - APPROVAL_COMMAND_LINES + 1} more lines`,
     ]
     : command;
+  // The reason (a folder for Codex's commands) wraps rather than losing its end.
+  const headline = wrap(
+    `! ${sanitizeText(request.tool)} wants to run a dangerous command (${
+      sanitizeText(request.reason)
+    }):`,
+    width,
+  ).slice(0, APPROVAL_HEADLINE_LINES);
   return [
-    style.warning(
-      `! ${sanitizeText(request.tool)} wants to run a dangerous command (${
-        sanitizeText(request.reason)
-      }):`,
-    ),
+    ...headline.map((line) => style.warning(line)),
     ...shown.map((line) => `    ${style.bold(line)}`),
     `  ${style.bold("o")}nce · this ${style.bold("s")}ession · ${style.bold("a")}lways · ${
       style.bold("d")

@@ -25,6 +25,8 @@
  */
 
 import { HeraldError, ModelError, NotFoundError } from "../errors.ts";
+import { RpcError } from "../rpc/protocol.ts";
+import { sleep } from "../_util/sleep.ts";
 import type { ToolCall } from "../models/types.ts";
 import type { ApprovalHandler, ApprovalRequest } from "../tools/types.ts";
 import { SessionRecord, type SessionRecordOptions } from "./session_record.ts";
@@ -85,12 +87,32 @@ export interface CodexSessionOptions extends SessionRecordOptions {
   turnTimeoutMs: number;
   /** Herald's version, told to Codex as the client's. */
   clientVersion: string;
-  /** How long the handshake and thread start may take (default 60 s). */
+  /** How long the handshake, thread start and `turn/start` may take (default 60 s). */
   startTimeoutMs?: number;
+  /**
+   * Whether Codex's config starts Herald's tool server; then the first turn
+   * waits (up to 30 s) for it to be ready, so its tools are offered.
+   */
+  toolServerConfigured?: () => Promise<boolean>;
 }
 
 /** How long an interrupted turn gets to report its end before it is taken as ended. */
 const INTERRUPT_GRACE_MS = 5_000;
+
+/** The pause before asking again to interrupt a turn Codex did not take as active yet. */
+const INTERRUPT_RETRY_MS = 50;
+
+/** How long the handshake, thread start and `turn/start` may take by default. */
+const DEFAULT_START_TIMEOUT_MS = 60_000;
+
+/** Ids of ended turns remembered (their late notifications are dropped). */
+const ENDED_TURNS_KEPT = 64;
+
+/** How long Herald's tool server may take to start before the first turn goes ahead without it. */
+const TOOL_SERVER_WAIT_MS = 30_000;
+
+/** How long to wait for Codex to report the tool server at all. */
+const TOOL_SERVER_UNREPORTED_MS = 3_000;
 
 /** Codex's config warning that means its config.toml was ignored (it would use api.openai.com). */
 const INVALID_CONFIG = "Invalid configuration";
@@ -119,6 +141,8 @@ interface RunningTurn {
   end: PromiseWithResolvers<TurnEnd>;
   /** Stores completed items in order, one write at a time. */
   writes: Promise<void>;
+  /** Why storing an item failed, when it did (told once the turn ends). */
+  storeError: string | undefined;
 }
 
 function record(value: unknown): Record<string, unknown> {
@@ -131,12 +155,21 @@ function text(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
-/** The program a Codex command runs, for the approval's rule key: `codex_exec:git`. */
+/** Shell syntax that makes a command more than one program with arguments. */
+const COMPOUND = /[;&|<>`\n]|\$\(/;
+
+/**
+ * The approval rule of a Codex command: `codex_exec:<program>` for one
+ * simple command (`git push` → `codex_exec:git`), else the whole command
+ * (`codex_exec:echo hi && rm -rf ~`), so approving "always" never covers a
+ * command that merely starts with an allowed program.
+ */
 export function commandRule(command: string): string {
   const shell = /^\S*\b(?:ba|z)?sh\s+-l?c\s+(['"])([\s\S]*)\1\s*$/.exec(command.trim());
   const inner = (shell ? shell[2] : command).trim();
-  const program = inner.split(/\s+/)[0]?.split("/").pop() ?? "";
-  return `codex_exec:${program || "command"}`;
+  if (inner === "") return "codex_exec:command";
+  if (COMPOUND.test(inner)) return `codex_exec:${inner}`;
+  return `codex_exec:${inner.split(/\s+/)[0].split("/").pop()}`;
 }
 
 /** The HTTP status of a turn error (`codexErrorInfo.httpConnectionFailed.httpStatusCode`), if any. */
@@ -152,6 +185,12 @@ export class CodexSession implements TurnSession {
   readonly #options: CodexSessionOptions;
   readonly #record: SessionRecord;
   #connection: AppServerConnection | undefined;
+  #connecting: Promise<AppServerConnection> | undefined;
+  /** Ids of ended turns (recent ones). */
+  readonly #ended = new Set<string>();
+  /** MCP servers' start states as Codex reports them, by name. */
+  readonly #serverStates = new Map<string, string>();
+  #serverChanged: (() => void) | undefined;
   #threadId: string | undefined;
   #model: string | undefined;
   #turn: RunningTurn | undefined;
@@ -270,6 +309,7 @@ export class CodexSession implements TurnSession {
       errorMessage: undefined,
       end: Promise.withResolvers<TurnEnd>(),
       writes: Promise.resolve(),
+      storeError: undefined,
     };
     const sessionId = this.#record.ensure(input, {
       model: this.#model ?? null,
@@ -278,7 +318,7 @@ export class CodexSession implements TurnSession {
     await this.#record.append([{ role: "user", content: input, timestamp: this.#record.now() }]);
     this.#closed = false;
     try {
-      const connection = await this.#connect();
+      const connection = await this.#connect(turn);
       if (this.#threadId) await this.#options.threads.set(sessionId, this.#threadId);
       return await this.#run(connection, turn, input, controller);
     } catch (error) {
@@ -300,44 +340,82 @@ export class CodexSession implements TurnSession {
     if (turn.signal.aborted) {
       return await this.#finish(turn, { kind: "completed", status: "interrupted", error: null });
     }
-    connection.exited.then((reason) => turn.end.resolve({ kind: "exited", reason }));
+    // Why the turn is stopped early, if it is: the timeout wins over an interrupt it causes.
+    const stopped = Promise.withResolvers<"timeout" | "abort">();
     const timer = setTimeout(() => {
-      turn.end.resolve({ kind: "timeout" });
+      stopped.resolve("timeout");
       controller.abort(new Error("turn timeout"));
     }, this.#options.turnTimeoutMs);
-    const interrupt = () => this.#interrupt(connection, turn);
-    turn.signal.addEventListener("abort", interrupt, { once: true });
+    const onAbort = () => stopped.resolve("abort");
+    turn.signal.addEventListener("abort", onAbort, { once: true });
+    const { approvalPolicy } = this.#options;
     try {
+      // Not cancelled with the turn: its id is what an interrupt needs.
       const started = await connection.request<{ turn?: { id?: string } }>("turn/start", {
         threadId: this.#threadId,
         input: [{ type: "text", text: input, text_elements: [] }],
         ...(this.#model ? { model: this.#model } : {}),
-      }, { signal: turn.signal });
+        ...(approvalPolicy ? { approvalPolicy } : {}),
+      }, { timeoutMs: this.#options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS });
       turn.turnId ??= started.turn?.id;
-      if (turn.signal.aborted) await this.#interrupt(connection, turn);
-      const end = await turn.end.promise;
-      if (end.kind === "timeout") await this.#interrupt(connection, turn);
-      return await this.#finish(turn, end);
+      const first = await Promise.race([turn.end.promise, stopped.promise]);
+      if (typeof first !== "string") return await this.#finish(turn, first);
+      const end = await this.#interrupt(connection, turn);
+      if (end?.kind === "exited") return await this.#finish(turn, end);
+      return await this.#finish(
+        turn,
+        first === "timeout"
+          ? { kind: "timeout" }
+          : { kind: "completed", status: "interrupted", error: null },
+      );
     } catch (error) {
-      if (turn.signal.aborted) {
-        return await this.#finish(turn, { kind: "completed", status: "interrupted", error: null });
-      }
+      // The turn could not start: Codex ended, or answered with an error.
+      const ended = await Promise.race([turn.end.promise, Promise.resolve(undefined)]);
+      if (ended?.kind === "exited") return await this.#finish(turn, ended);
       throw error;
     } finally {
       clearTimeout(timer);
-      turn.signal.removeEventListener("abort", interrupt);
+      turn.signal.removeEventListener("abort", onAbort);
+      if (turn.turnId) this.#forget(turn.turnId);
     }
   }
 
-  /** Asks Codex to stop the turn and waits (a little) for it to say it ended. */
-  async #interrupt(connection: AppServerConnection, turn: RunningTurn): Promise<void> {
-    if (!turn.turnId || !this.#threadId) return;
+  /** Remembers that turn `id` ended, so its late notifications reach no later turn. */
+  #forget(id: string): void {
+    this.#ended.add(id);
+    if (this.#ended.size > ENDED_TURNS_KEPT) {
+      this.#ended.delete(this.#ended.values().next().value!);
+    }
+  }
+
+  /**
+   * Asks Codex to stop the turn and waits, for a grace period, for Codex to
+   * end it; resolves to how it ended, or undefined when it did not say.
+   */
+  async #interrupt(
+    connection: AppServerConnection,
+    turn: RunningTurn,
+  ): Promise<TurnEnd | undefined> {
+    if (!turn.turnId || !this.#threadId) return undefined;
     const grace = AbortSignal.timeout(INTERRUPT_GRACE_MS);
-    await connection.request("turn/interrupt", { threadId: this.#threadId, turnId: turn.turnId }, {
-      signal: grace,
-    }).catch(() => {});
-    const ended = new Promise<void>((resolve) => grace.addEventListener("abort", () => resolve()));
-    await Promise.race([turn.end.promise, ended]);
+    const gone = new Promise<undefined>((resolve) =>
+      grace.addEventListener("abort", () => resolve(undefined), { once: true })
+    );
+    const params = { threadId: this.#threadId, turnId: turn.turnId };
+    let ended: TurnEnd | undefined;
+    turn.end.promise.then((end) => ended = end);
+    // A turn that has only just started may not be active yet ("no active turn to
+    // interrupt"): asked again until Codex takes it, the turn ends, or the grace is over.
+    while (!grace.aborted && ended === undefined) {
+      try {
+        await connection.request("turn/interrupt", params, { signal: grace });
+        break;
+      } catch (error) {
+        if (!(error instanceof RpcError)) break;
+        await Promise.race([turn.end.promise, gone, sleep(INTERRUPT_RETRY_MS)]);
+      }
+    }
+    return await Promise.race([turn.end.promise, gone]);
   }
 
   /** Stores what is left of the turn and makes its result. */
@@ -433,6 +511,14 @@ export class CodexSession implements TurnSession {
   /** Stores the completed items not stored yet and any text still streaming. */
   async #settle(turn: RunningTurn): Promise<void> {
     await turn.writes;
+    if (turn.storeError) {
+      turn.onEvent({
+        type: "notice",
+        level: "warning",
+        code: "codex_store_failed",
+        message: `Some of what Codex did could not be stored in the session: ${turn.storeError}`,
+      });
+    }
     for (const [id, partial] of turn.texts) {
       if (partial === "") continue;
       turn.unstored.push({ type: "agentMessage", id, text: partial });
@@ -449,11 +535,20 @@ export class CodexSession implements TurnSession {
     if (messages.length > 0) await this.#record.append(messages);
   }
 
-  /** The app-server connection and thread, started (or resumed) on first use. */
-  async #connect(): Promise<AppServerConnection> {
-    if (this.#connection) return this.#connection;
+  /**
+   * The app-server connection and thread, started (or resumed) on first
+   * use; concurrent callers share one start.
+   */
+  #connect(turn: RunningTurn): Promise<AppServerConnection> {
+    if (this.#connection) return Promise.resolve(this.#connection);
+    this.#connecting ??= this.#start(turn).finally(() => this.#connecting = undefined);
+    return this.#connecting;
+  }
+
+  async #start(turn: RunningTurn): Promise<AppServerConnection> {
     const connection = await this.#options.launch((method, params) => this.#answer(method, params));
     const warnings: string[] = [];
+    this.#serverStates.clear();
     const stop = connection.onNotification((notification) => {
       if (notification.method === "configWarning") {
         const summary = text(notification.params.summary);
@@ -463,14 +558,14 @@ export class CodexSession implements TurnSession {
       }
       this.#dispatch(notification);
     });
-    const timeoutMs = this.#options.startTimeoutMs ?? 60_000;
+    const timeoutMs = this.#options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     try {
       await connection.request("initialize", {
         clientInfo: { name: "herald", title: "Herald", version: this.#options.clientVersion },
         capabilities: { experimentalApi: false },
       }, { timeoutMs });
       await connection.notify("initialized");
-      const thread = await this.#openThread(connection, timeoutMs);
+      const thread = await this.#openThread(connection, timeoutMs, turn);
       if (warnings.length > 0) {
         throw new HeraldError(
           "codex_config_invalid",
@@ -483,13 +578,16 @@ export class CodexSession implements TurnSession {
       this.#threadId = text(record(thread.thread).id);
       const model = text(thread.model);
       if (model) this.#model ??= model;
+      if (await this.#options.toolServerConfigured?.()) await this.#toolServerReady();
     } catch (error) {
       stop();
       await connection.close();
       throw error;
     }
-    connection.exited.then(() => {
+    // One listener per app-server: its end ends whatever turn runs then.
+    connection.exited.then((reason) => {
       if (this.#connection === connection) this.#connection = undefined;
+      this.#turn?.end.resolve({ kind: "exited", reason });
     });
     if (this.#closed) {
       await connection.close();
@@ -499,23 +597,44 @@ export class CodexSession implements TurnSession {
     return connection;
   }
 
+  /**
+   * Waits until Codex reports Herald's tool server started (or failed), so
+   * the first turn is offered its tools; gives up after
+   * {@link TOOL_SERVER_WAIT_MS}, or after a few seconds without any report.
+   */
+  async #toolServerReady(): Promise<void> {
+    const name = this.#options.toolServer;
+    const started = Date.now();
+    while (Date.now() - started < TOOL_SERVER_WAIT_MS) {
+      const state = this.#serverStates.get(name);
+      if (state !== undefined && state !== "starting") return;
+      if (state === undefined && Date.now() - started > TOOL_SERVER_UNREPORTED_MS) return;
+      const changed = Promise.withResolvers<void>();
+      this.#serverChanged = changed.resolve;
+      await Promise.race([changed.promise, new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
+  }
+
   async #openThread(
     connection: AppServerConnection,
     timeoutMs: number,
+    turn: RunningTurn,
   ): Promise<Record<string, unknown>> {
     if (this.#threadId) {
       try {
         return await connection.request("thread/resume", { threadId: this.#threadId }, {
           timeoutMs,
         });
-      } catch {
-        // The thread is gone (another CODEX_HOME, deleted): the session goes on in a new one.
-        this.#turn?.onEvent({
+      } catch (error) {
+        // Only Codex's own refusal means the thread is gone (another CODEX_HOME, deleted);
+        // a timeout or a dead app-server is the turn's failure.
+        if (!(error instanceof RpcError)) throw error;
+        turn.onEvent({
           type: "notice",
           level: "warning",
           code: "codex_thread_lost",
-          message:
-            "Codex no longer has this session's thread; it continues in a new one without the earlier turns.",
+          message: `Codex no longer has this session's thread (${error.message}); it continues ` +
+            "in a new one without the earlier turns.",
         });
       }
     }
@@ -529,13 +648,24 @@ export class CodexSession implements TurnSession {
 
   /** Routes a notification of this session's thread to the running turn. */
   #dispatch({ method, params }: CodexNotification): void {
-    const turn = this.#turn;
+    if (params.threadId !== undefined && params.threadId !== this.#threadId) return;
+    if (method === "mcpServer/startupStatus/updated") {
+      this.#serverStates.set(text(params.name), text(params.status));
+      this.#serverChanged?.();
+      return;
+    }
     if (method === "thread/tokenUsage/updated") this.#countUsage(params);
-    if (!turn || (params.threadId !== undefined && params.threadId !== this.#threadId)) return;
+    const turn = this.#turn;
+    if (!turn) return;
+    // Notifications of a turn: only the running one's count. Its id comes from `turn/started`
+    // (or the `turn/start` answer); until then a late one of an earlier turn is dropped.
+    const turnId = text(params.turnId) || text(record(params.turn).id);
+    if (turnId) {
+      if (this.#ended.has(turnId)) return;
+      if (turn.turnId === undefined && method === "turn/started") turn.turnId = turnId;
+      if (turnId !== turn.turnId) return;
+    }
     switch (method) {
-      case "turn/started":
-        turn.turnId ??= text(record(params.turn).id) || undefined;
-        return;
       case "item/agentMessage/delta": {
         const id = text(params.itemId);
         const delta = text(params.delta);
@@ -552,7 +682,6 @@ export class CodexSession implements TurnSession {
         return;
       case "turn/completed": {
         const ended = record(params.turn);
-        if (turn.turnId && text(ended.id) !== turn.turnId) return;
         const error = ended.error ? record(ended.error) : null;
         turn.end.resolve({ kind: "completed", status: text(ended.status), error });
         return;
@@ -601,7 +730,9 @@ export class CodexSession implements TurnSession {
   }
 
   #queueStore(turn: RunningTurn, items: CodexItem[]): void {
-    turn.writes = turn.writes.then(() => this.#store(items)).catch(() => {});
+    turn.writes = turn.writes.then(() => this.#store(items)).catch((error) => {
+      turn.storeError ??= error instanceof Error ? error.message : String(error);
+    });
   }
 
   #countUsage(params: Record<string, unknown>): void {

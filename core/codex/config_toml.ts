@@ -195,7 +195,8 @@ export function outsideManagedBlock(text: string): string {
  */
 export function mergeManagedBlock(existing: string | null, block: string): string {
   if (existing === null || existing === "") return block;
-  const crlf = existing.includes("\r\n");
+  // The file's own line ending: the one its first line ends with.
+  const crlf = /^[^\n]*\r\n/.test(existing);
   const placed = crlf ? block.replace(/\r?\n/g, "\r\n") : block;
   const span = findBlock(existing);
   if (span === null) {
@@ -516,4 +517,20 @@ export function userSettings(text: string | null): UserSettings {
     else mcpServers.add(path[1]);
   }
   return { rootKeys, mcpServers, mcpServersTable };
+}
+
+/**
+ * Whether `text` (a whole config.toml, managed block included) defines the
+ * MCP server `name`; false when the text cannot be read as TOML.
+ */
+export function definesMcpServer(text: string, name: string): boolean {
+  try {
+    const scan = scanToml(text);
+    return [...scan.keys, ...scan.headers].some(({ path }) =>
+      path[0] === "mcp_servers" && path[1] === name
+    );
+  } catch (error) {
+    if (error instanceof TomlScanError) return false;
+    throw error;
+  }
 }

@@ -131,7 +131,7 @@ export function projectCall(item: CodexItem): ProjectedCall | undefined {
       break;
     case "mcpToolCall": {
       const error = item.error as Record<string, unknown> | null | undefined;
-      if (error && !failure) failure = text(error.message) || "failed";
+      if (error) failure = text(error.message) || failure || "failed";
       result = { status, result: item.result ?? null, ...(error ? { error } : {}) };
       break;
     }

@@ -18,6 +18,7 @@
 import type { McpServerConfig } from "../mcp/servers.ts";
 import { REFERENCE_SOURCE, referenceName } from "../config/secrets.ts";
 import { redactConfigValue, redactUrl } from "../config/redact.ts";
+import { isSecretEnvName } from "../config/secret_names.ts";
 import type { TomlEntry, TomlValue, UserSettings } from "./config_toml.ts";
 
 /** Codex's name for Herald's own tool server. */
@@ -47,6 +48,39 @@ function isSecretLiteral(path: string, value: string): boolean {
   return redactConfigValue(path, value) !== value;
 }
 
+/** Prefixes of well-known credentials (OpenAI, GitHub, Slack, AWS, GitLab, Google). */
+const TOKEN_PREFIX =
+  /^(sk-|ghp_|gho_|ghs_|ghu_|github_pat_|xox[abposr]-|AKIA[0-9A-Z]{12}|glpat-|AIza)/;
+
+/** A file path (`--api-key-file ~/.keys/x` names where a key is, not the key). */
+const PATH_LIKE = /^(~|\.{1,2})?\//;
+
+/** A command-line flag and its name: `--api-key` or `--api-key=value`. */
+const FLAG = /^--?([A-Za-z][\w-]*)(=.*)?$/;
+
+/**
+ * The position (0-based) of the first argument that holds a credential (a
+ * known token, the value of a flag named like a secret: `--api-key X`,
+ * `--token=X`), or undefined.
+ */
+export function secretArgument(args: readonly string[]): number | undefined {
+  for (const [index, arg] of args.entries()) {
+    if (TOKEN_PREFIX.test(arg)) return index;
+    const flag = FLAG.exec(arg);
+    if (!flag || !isSecretEnvName(flag[1].replaceAll("-", "_"))) continue;
+    if (flag[2] !== undefined && flag[2].length > 1 && !PATH_LIKE.test(flag[2].slice(1))) {
+      return index;
+    }
+    const next = args[index + 1];
+    if (
+      flag[2] === undefined && next !== undefined && !next.startsWith("-") && !PATH_LIKE.test(next)
+    ) {
+      return index + 1;
+    }
+  }
+  return undefined;
+}
+
 /** One server's entry, or the reason it cannot be written. */
 function translate(
   name: string,
@@ -62,6 +96,11 @@ function translate(
     const args = server.args ?? [];
     if ([command, ...args].some((part) => ANY_REFERENCE.test(part))) {
       return "its command or arguments hold a ${VAR} reference, which Codex does not expand";
+    }
+    const secret = secretArgument(args);
+    if (secret !== undefined) {
+      return `its argument ${secret + 1} looks like a credential, and config.toml never holds ` +
+        "one; give the server the value through env with a ${VAR} reference instead";
     }
     entry.command = command;
     if (args.length > 0) entry.args = [...args];

@@ -9,10 +9,10 @@
 
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { spawnProcessGroup } from "../../adapters/process/spawn_group.ts";
 import { MANAGED_BLOCK_START, outsideManagedBlock } from "../../core/codex/config_toml.ts";
-import { REPO_ROOT, tempDir } from "../_helpers.ts";
-import { codexBinary, codexHome } from "../codex_cli.ts";
+import { tempDir } from "../_helpers.ts";
+import { runHerald } from "../e2e/_herald.ts";
+import { codexBinary, codexHome, startBareAppServer } from "../codex_cli.ts";
 
 const CONFIG_YAML = "# hand-written\nmodel:\n  provider: openai # mine\n";
 
@@ -27,17 +27,9 @@ function baseEnv(herald: string, path: string): Record<string, string> {
   return env;
 }
 
-async function herald(args: string[], env: Record<string, string>) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--quiet", join(REPO_ROOT, "cli", "main.ts"), ...args],
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+/** `herald <args>` with exactly `env` (HERALD_HOME in it), from the profile's home. */
+function herald(args: string[], env: Record<string, string>) {
+  return runHerald({ args, home: env.HERALD_HOME, env, clearEnv: true });
 }
 
 Deno.test("codex-runtime on without codex on PATH is refused with the hint; config.yaml unchanged", async () => {
@@ -99,55 +91,15 @@ interface ThreadStarted {
   warnings: string[];
 }
 
-/** Starts `codex app-server`, sends initialize and thread/start, reads until the answer to id 2. */
+/** What codex app-server answers to thread/start with this config, and the config warnings it sent. */
 async function threadStart(
   codex: string,
   env: Record<string, string>,
   cwd: string,
 ): Promise<ThreadStarted> {
-  const group = spawnProcessGroup(codex, {
-    args: ["app-server"],
-    env,
-    clearEnv: true,
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  });
-  const writer = group.child.stdin.getWriter();
-  const send = (message: unknown) =>
-    writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
-  const warnings: string[] = [];
-  try {
-    await send({
-      id: 1,
-      method: "initialize",
-      params: {
-        clientInfo: { name: "herald_test", version: "0" },
-        capabilities: { experimentalApi: true },
-      },
-    });
-    let buffer = "";
-    for await (const chunk of group.child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let newline;
-      while ((newline = buffer.indexOf("\n")) >= 0) {
-        const message = JSON.parse(buffer.slice(0, newline));
-        buffer = buffer.slice(newline + 1);
-        if (message.method === "configWarning") warnings.push(JSON.stringify(message.params));
-        if (message.id === 1) {
-          await send({ method: "initialized" });
-          await send({ id: 2, method: "thread/start", params: { cwd } });
-        }
-        if (message.id === 2) {
-          assert.equal(message.error, undefined, JSON.stringify(message.error));
-          return { result: message.result, warnings };
-        }
-      }
-    }
-    throw new Error("codex app-server ended before answering thread/start");
-  } finally {
-    await writer.close().catch(() => {});
-    await group.terminate({ graceMs: 2000 });
-  }
+  await using server = await startBareAppServer(codex, env, cwd);
+  const result = await server.request("thread/start", { cwd }) as ThreadStarted["result"];
+  const warnings = server.seen.filter((message) => message.method === "configWarning")
+    .map((message) => JSON.stringify(message.params));
+  return { result, warnings };
 }

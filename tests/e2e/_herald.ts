@@ -22,6 +22,8 @@ export interface HeraldRunOptions {
   cwd?: string;
   stdin?: string;
   env?: Record<string, string>;
+  /** Start from `env` alone (plus `NO_COLOR` and `HERALD_HOME`), not this process's environment. */
+  clearEnv?: boolean;
 }
 
 const MAIN = join(REPO_ROOT, "cli", "main.ts");
@@ -32,6 +34,7 @@ export async function runHerald(options: HeraldRunOptions): Promise<HeraldRun> {
     args: ["run", "--allow-all", "--quiet", MAIN, ...options.args],
     cwd: options.cwd ?? options.home,
     env: { NO_COLOR: "1", HERALD_HOME: options.home, ...options.env },
+    clearEnv: options.clearEnv ?? false,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -1,3 +1,4 @@
+import { sleep } from "./_sleep.ts";
 /**
  * A scripted OpenAI Responses-API model for driving the real `codex
  * app-server` offline. It listens on 127.0.0.1 with an OS-assigned port,
@@ -439,23 +440,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Resolves after `ms` (forever when `Infinity`) or as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (Number.isFinite(ms)) {
-      timer = setTimeout(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-    }
-  });
 }

@@ -1,104 +1,40 @@
 /**
  * The fake Responses-API model driven by the real `codex app-server`
- * (tests/codex_cli.ts): a text turn, an accepted command and an upstream 401.
- * The JSON-lines client below is deliberately minimal.
+ * (tests/codex_cli.ts): a text turn, an accepted command and an upstream 401,
+ * through the bare JSON-lines client of tests/codex_cli.ts.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { spawnProcessGroup } from "../../adapters/process/spawn_group.ts";
-import { codexBinary, codexHome, FAKE_OPENAI_KEY } from "../codex_cli.ts";
+import {
+  type BareAnswer,
+  codexBinary,
+  codexHome,
+  FAKE_OPENAI_KEY,
+  startBareAppServer,
+  type WireMessage,
+} from "../codex_cli.ts";
 import { tempDir } from "../_helpers.ts";
 import { lastUserText, startResponsesModel } from "./responses_model.ts";
 
-type Message = {
-  id?: number | string;
-  method?: string;
-  params?: Record<string, unknown>;
-  result?: unknown;
-  error?: { code: number; message: string };
-};
+type Message = WireMessage;
 
-/** Answers a server request: a result, or a JSON-RPC error when undefined. */
-type Answer = (request: Message) => unknown;
-
-/** A minimal codex app-server client: requests, notifications, server requests. */
-async function appServer(env: Record<string, string>, cwd: string, answer: Answer) {
-  const group = spawnProcessGroup(await codexBinary(), {
-    args: ["app-server"],
-    env: { ...env, RUST_LOG: "warn" },
+/** A bare app-server (tests/codex_cli.ts) and one turn in a fresh thread. */
+async function appServer(env: Record<string, string>, cwd: string, answer: BareAnswer) {
+  const server = await startBareAppServer(
+    await codexBinary(),
+    { ...env, RUST_LOG: "warn" },
     cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  });
-  const writer = group.child.stdin.getWriter();
-  const encoder = new TextEncoder();
-  const send = (message: Message) => writer.write(encoder.encode(JSON.stringify(message) + "\n"));
-  const pending = new Map<number, PromiseWithResolvers<unknown>>();
-  const seen: Message[] = [];
-  const waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
-  let nextId = 1;
-
-  const dispatch = (message: Message) => {
-    if (message.id !== undefined && message.method === undefined) {
-      const call = pending.get(message.id as number);
-      pending.delete(message.id as number);
-      if (message.error) call?.reject(new Error(`${message.error.code} ${message.error.message}`));
-      else call?.resolve(message.result);
-      return;
-    }
-    seen.push(message);
-    if (message.id !== undefined) {
-      const result = answer(message);
-      send(
-        result === undefined
-          ? { id: message.id, error: { code: -32601, message: `unhandled ${message.method}` } }
-          : { id: message.id, result },
-      );
-    }
-    for (const waiter of [...waiters]) {
-      if (waiter.match(message)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(message);
-      }
-    }
-  };
-  const reading = (async () => {
-    let buffer = "";
-    for await (const chunk of group.child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let end;
-      while ((end = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, end).trim();
-        buffer = buffer.slice(end + 1);
-        if (line) dispatch(JSON.parse(line));
-      }
-    }
-  })();
-
-  const client = {
-    seen,
-    request(method: string, params: unknown): Promise<unknown> {
-      const id = nextId++;
-      const call = Promise.withResolvers<unknown>();
-      pending.set(id, call);
-      send({ id, method, params: params as Record<string, unknown> });
-      return call.promise;
-    },
-    /** The first message (already seen or future) that matches. */
-    waitFor(match: (m: Message) => boolean): Promise<Message> {
-      const found = seen.find(match);
-      if (found) return Promise.resolve(found);
-      const { promise, resolve } = Promise.withResolvers<Message>();
-      waiters.push({ match, resolve });
-      return promise;
-    },
+    answer,
+  );
+  return {
+    seen: server.seen,
+    waitFor: server.waitFor,
     /** Starts a thread and runs one turn to `turn/completed`. */
     async turn(text: string, thread: Record<string, unknown> = {}): Promise<Message> {
-      const started = await client.request("thread/start", {
+      const started = await server.request("thread/start", {
         cwd,
         approvalPolicy: "untrusted",
         sandbox: "read-only",
@@ -106,26 +42,16 @@ async function appServer(env: Record<string, string>, cwd: string, answer: Answe
         ...thread,
       }) as { thread: { id: string } };
       const threadId = started.thread.id;
-      await client.request("turn/start", {
+      await server.request("turn/start", {
         threadId,
         input: [{ type: "text", text, text_elements: [] }],
       });
-      return client.waitFor((m) =>
+      return server.waitFor((m) =>
         m.method === "turn/completed" && m.params?.threadId === threadId
       );
     },
-    async [Symbol.asyncDispose]() {
-      await writer.close().catch(() => {});
-      await group.terminate({ graceMs: 2000 });
-      await reading.catch(() => {});
-    },
+    [Symbol.asyncDispose]: () => server.close(),
   };
-  await client.request("initialize", {
-    clientInfo: { name: "herald_test", title: null, version: "0.0.0" },
-    capabilities: { experimentalApi: false },
-  });
-  await send({ method: "initialized" });
-  return client;
 }
 
 const includes = (text: string, part: string) =>

@@ -67,9 +67,10 @@ export async function codexRig(options: RigOptions = {}): Promise<CodexRig> {
   const connections: AppServerConnection[] = [];
   const wire: string[] = [];
   const launch = appServerLauncher({
-    program,
+    command: program,
     args: options.args,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: dir.path, ...home.env },
+    baseEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: dir.path },
+    env: home.env,
     cwd: work,
     trace: (direction, text) => wire.push(`${direction} ${text}`),
   });

@@ -121,6 +121,20 @@ Deno.test("a missing config.toml is created 0600 in a new Codex home", async () 
   assert.equal(await file.read(), "a = 1\n");
 });
 
+Deno.test("a config.toml that is a symbolic link is written where it lives; the link stays", async () => {
+  await using dir = await tempDir();
+  const dotfiles = join(dir.path, "dotfiles");
+  const home = join(dir.path, "codex");
+  await Deno.mkdir(dotfiles);
+  await Deno.mkdir(home);
+  await Deno.writeTextFile(join(dotfiles, "config.toml"), "a = 1\n");
+  await Deno.symlink(join(dotfiles, "config.toml"), join(home, "config.toml"));
+  const file = codexConfigFile(home);
+  await file.write("a = 2\n");
+  assert.ok((await Deno.lstat(file.path)).isSymlink);
+  assert.equal(await Deno.readTextFile(join(dotfiles, "config.toml")), "a = 2\n");
+});
+
 Deno.test("codexHomeFor: codex.home (with ~), else CODEX_HOME, else ~/.codex", () => {
   const config = (home?: string) => ({
     codex: { permissions: "auto" as const, turn_timeout: 1800, home },

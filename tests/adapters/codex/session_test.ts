@@ -34,7 +34,7 @@ Deno.test("a command approved once runs, and the call and its result are stored 
   assert.equal(rig.asked.length, 1);
   assert.match(rig.asked[0].command, /echo hi-from-codex > proof\.txt/);
   assert.match(rig.asked[0].reason, new RegExp(`Codex requests exec in ${rig.work}`));
-  assert.equal(rig.asked[0].ruleKey, "codex_exec:echo");
+  assert.equal(rig.asked[0].ruleKey, "codex_exec:echo hi-from-codex > proof.txt");
   assert.equal(await Deno.readTextFile(join(rig.work, "proof.txt")), "hi-from-codex\n");
   assert.match(result.response, /^Done: /);
   assert.deepEqual(result.toolCalls.map((call) => [call.name, call.ok]), [["shell", true]]);
@@ -78,7 +78,7 @@ Deno.test("a file change asks with a summary of the files, and is written once a
   assert.ok(result.toolCalls.some((call) => call.name === "apply_patch" && call.ok));
 });
 
-Deno.test("a permission escalation is declined without asking and nothing is written", async () => {
+Deno.test("a permission escalation is declined without asking: an empty grant, and the model is told", async () => {
   await using rig = await codexRig({
     args: ["--enable", "request_permissions_tool"],
     choices: ["always"],
@@ -90,6 +90,12 @@ Deno.test("a permission escalation is declined without asking and nothing is wri
     rig.events.some((event) =>
       event.type === "notice" && event.code === "codex_permissions_declined"
     ),
+  );
+  const exchange = answerTo(rig.wire, "item/permissions/requestApproval");
+  assert.deepEqual(exchange?.answer?.result, { permissions: {}, scope: "turn" });
+  assert.match(
+    JSON.stringify(rig.model.requests.at(-1)?.body),
+    /\\"network\\":null,\\"file_system\\":null/,
   );
 });
 
@@ -119,6 +125,14 @@ Deno.test("a turn past the timeout is interrupted and the error is stored", asyn
     rig.events.some((event) => event.type === "notice" && event.code === "codex_turn_timeout"),
   );
   assert.match(storedLines(rig).join("\n"), /assistant: \[The Codex turn did not complete/);
+  assert.ok(
+    wireMessages(rig.wire, "out").some((message) => message.method === "turn/interrupt"),
+    "Codex was asked to stop the turn",
+  );
+  // Codex's late end of the stopped turn does not end the next one.
+  const next = await rig.send("hello again");
+  assert.equal(next.response, "Echo: hello again");
+  assert.equal(next.aborted, false);
 });
 
 Deno.test("an upstream 401 is a clear model_auth error; the session stays usable", async () => {
@@ -182,6 +196,7 @@ Deno.test("Herald's own tool server's call confirmation is accepted: the tool ru
         `env = { HERALD_HOME = ${JSON.stringify(herald.path)} }`,
       ].join("\n"),
     },
+    session: { toolServerConfigured: () => Promise.resolve(true) },
   });
   await Deno.writeTextFile(join(rig.work, "hello.txt"), "the word is heron-42\n");
   const result = await rig.send('MCP mcp__herald read_file {"path":"hello.txt"}');
@@ -251,8 +266,9 @@ Deno.test("a server request Herald does not handle is answered -32601 and the tu
       // a server request Herald does not serve.
       launch: async (handler) => {
         const connection = await appServerLauncher({
-          program,
-          env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...home.env },
+          command: program,
+          baseEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+          env: home.env,
           cwd: work,
           trace: (direction, text) => wire.push(`${direction} ${text}`),
         })(handler);
@@ -297,6 +313,78 @@ Deno.test("a resumed session goes on in its Codex thread, with a new app-server"
     assert.equal(rig.connections.length, 2);
     assert.match(JSON.stringify(rig.model.requests.at(-1)?.body), /remember the word lantern/);
     assert.deepEqual(storedLines(rig).length, 4);
+  } finally {
+    await resumed.close();
+  }
+});
+
+Deno.test("a turn stopped before its id is known is still interrupted in Codex", async () => {
+  await using rig = await codexRig();
+  const controller = new AbortController();
+  const turn = rig.send("SLOW", controller.signal);
+  while (!wireMessages(rig.wire, "out").some((message) => message.method === "turn/start")) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  controller.abort();
+  const result = await turn;
+  assert.equal(result.aborted, true);
+  assert.ok(wireMessages(rig.wire, "out").some((message) => message.method === "turn/interrupt"));
+  const next = await rig.send("and now?");
+  assert.equal(next.response, "Echo: and now?");
+});
+
+Deno.test("a question still open when the turn is interrupted is answered cancel", async () => {
+  await using rig = await codexRig({
+    session: {
+      // A human who never answers: the question waits until the turn is stopped.
+      approve: (_request, { signal }) =>
+        new Promise((resolve) => signal.addEventListener("abort", () => resolve("deny"))),
+    },
+  });
+  const controller = new AbortController();
+  const turn = rig.send("RUN echo never > never.txt", controller.signal);
+  while (!rig.events.some((event) => event.type === "approval_request")) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  controller.abort();
+  const result = await turn;
+  assert.equal(result.aborted, true);
+  const exchange = answerTo(rig.wire, "item/commandExecution/requestApproval");
+  assert.deepEqual(exchange?.answer?.result, { decision: "cancel" });
+  assert.equal(await pathExists(join(rig.work, "never.txt")), false);
+});
+
+Deno.test("approval-required asks before every command, in a resumed session too", async () => {
+  await using rig = await codexRig({
+    choices: ["once", "once"],
+    session: { approvalPolicy: "untrusted" },
+  });
+  await rig.send("RUN_PLAIN echo one > one.txt");
+  assert.equal(rig.asked.length, 1);
+  await rig.session.close();
+  const resumed = await CodexSession.resume(rig.options, rig.session.id!);
+  try {
+    await resumed.send("RUN_PLAIN echo two > two.txt");
+    assert.equal(rig.asked.length, 2, "the resumed thread asks too");
+    assert.equal(await Deno.readTextFile(join(rig.work, "two.txt")), "two\n");
+  } finally {
+    await resumed.close();
+  }
+});
+
+Deno.test("a session whose Codex thread is gone goes on in a new one, and says so", async () => {
+  await using rig = await codexRig();
+  await rig.send("first");
+  await rig.session.close();
+  await rig.options.threads.set(rig.session.id!, "01a20f00-0000-7000-8000-000000000000");
+  const resumed = await CodexSession.resume(rig.options, rig.session.id!);
+  const events: string[] = [];
+  try {
+    const result = await resumed.send("second", {
+      onEvent: (event) => event.type === "notice" && events.push(event.code),
+    });
+    assert.equal(result.response, "Echo: second");
+    assert.deepEqual(events, ["codex_thread_lost"]);
   } finally {
     await resumed.close();
   }

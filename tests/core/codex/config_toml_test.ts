@@ -102,6 +102,13 @@ Deno.test("a CRLF file gets the block with CRLF and keeps its own bytes", () => 
   assert.ok(again.includes(`k0 = "two"\r\n${MANAGED_BLOCK_END}\r\n`));
 });
 
+Deno.test("a file with LF lines and one stray CRLF keeps LF for the block", () => {
+  const mixed = `${HAND_WRITTEN}# pasted from elsewhere\r\n`;
+  const merged = mergeManagedBlock(mixed, block(["one"]));
+  assert.equal(outsideManagedBlock(merged), mixed);
+  assert.ok(!merged.slice(0, merged.indexOf(MANAGED_BLOCK_END) + 100).includes("\r"));
+});
+
 Deno.test("a byte-order mark stays first, and no file gives the block alone", () => {
   const merged = mergeManagedBlock("\uFEFFa = 1\n", block(["x"]));
   assert.ok(merged.startsWith("\uFEFF" + MANAGED_BLOCK_START));

@@ -150,3 +150,26 @@ Deno.test("servers the user defines in config.toml are theirs; a [mcp_servers] t
   assert.deepEqual(table.entries, []);
   assert.match(table.warnings[0], /defines mcp_servers as one table/);
 });
+
+Deno.test("a credential in a server's arguments is never written: the server is skipped, the value not shown", () => {
+  const token = "sk-proj-abcdefghijklmnop1234";
+  const result = migrateMcpServers(
+    {
+      flag: server({ command: "a", args: ["--api-key", "plain-looking-value"] }),
+      inline: server({ command: "a", args: ["--token=abc123"] }),
+      prefixed: server({ command: "a", args: ["serve", token] }),
+      fine: server({ command: "a", args: ["--port", "8080", "--verbose", "--api-key-file", "/k"] }),
+    },
+    TOOL_SERVER,
+    NONE,
+  );
+  assert.deepEqual(result.migrated, ["fine"]);
+  const text = result.warnings.join("\n");
+  assert.match(text, /"flag" is not migrated: its argument 2 looks like a credential/);
+  assert.match(text, /"inline" is not migrated: its argument 1 /);
+  assert.match(text, /"prefixed" is not migrated: its argument 2 /);
+  const written = JSON.stringify(result.entries);
+  for (const secret of [token, "plain-looking-value", "abc123"]) {
+    assert.ok(!written.includes(secret) && !text.includes(secret), secret);
+  }
+});

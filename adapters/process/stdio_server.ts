@@ -1,15 +1,17 @@
 /**
- * Starting a stdio MCP server: at the head of its own process group (so
- * stopping it stops `npx` and what it started too), from the child
- * allowlist plus the profile's passthrough names and the entry's own
- * `env`, never the whole environment. Shared by the session's transport
- * (./stdio_transport.ts) and the connection check (./probe.ts); it loads
- * nothing of the MCP SDK, so the CLI and the dashboard stay light.
+ * Starting a server Herald speaks to over its stdio (an MCP server, the
+ * Codex app-server): at the head of its own process group (so stopping it
+ * stops `npx` and what it started too), from the child allowlist plus the
+ * profile's passthrough names and the server's own `env`, never the whole
+ * environment. Used by the MCP session transport and connection check
+ * (adapters/mcp/) and by adapters/codex/app_server.ts; it loads nothing of
+ * the MCP SDK, so the CLI and the dashboard stay light.
  *
  * @module
  */
 
-import { childEnvironment, type ProcessGroup, spawnProcessGroup } from "../process/mod.ts";
+import { childEnvironment } from "./child_env.ts";
+import { type ProcessGroup, spawnProcessGroup } from "./spawn_group.ts";
 
 /** What to start and with which environment. */
 export interface StdioServerSpec {
