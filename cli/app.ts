@@ -36,6 +36,7 @@ import { registerSend } from "./commands/send.ts";
 import { registerCron } from "./commands/cron.ts";
 import { registerKanban } from "./commands/kanban.ts";
 import { registerCodexRuntime } from "./commands/codex_runtime.ts";
+import { registerDesktop } from "./commands/desktop.ts";
 
 export { captureOutput, denoOutput } from "./io.ts";
 
@@ -106,6 +107,7 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   registerCron(program, context);
   registerKanban(program, context);
   registerCodexRuntime(program, context);
+  registerDesktop(program, context);
   registerCompletion(program, context);
   registerHelp(program);
   return program;

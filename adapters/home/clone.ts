@@ -66,6 +66,8 @@ export const CLONE_ALL_ROOT_EXCLUDED: ReadonlySet<string> = new Set([
   ".herald-bootstrap-complete",
   "bin",
   "node_modules",
+  // The installer's default checkout (installers/install.sh: $HERALD_HOME/herald-agent).
+  "herald-agent",
 ]);
 
 /** What {@link copyProfileContents} copied. */

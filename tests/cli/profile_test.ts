@@ -169,6 +169,8 @@ Deno.test("--clone-all copies everything but history, the other profiles and the
   await populatedRoot(home.path);
   await heraldJson(home.path, "profile", "create", "other");
   await Deno.writeTextFile(join(home.path, "profiles", "other", "marker"), "x");
+  await Deno.mkdir(join(home.path, "herald-agent", "cli"), { recursive: true });
+  await Deno.writeTextFile(join(home.path, "herald-agent", "cli", "main.ts"), "// the install\n");
   const created = await heraldJson(home.path, "profile", "create", "twin", "--clone-all");
   assert.equal(created.clone, "all");
   const twin = join(home.path, "profiles", "twin");
@@ -193,6 +195,7 @@ Deno.test("--clone-all copies everything but history, the other profiles and the
       "request-dumps/s1-1-1.json",
       "logs/agent.log",
       "cron/jobs.json",
+      "herald-agent",
     ]
   ) {
     assert.equal(exists(join(twin, absent)), false, absent);

@@ -1,0 +1,371 @@
+/**
+ * The desktop bootstrap resolver against real files and real subprocesses:
+ * fake `herald` programs (small sh scripts that print a version line) for
+ * the probes, and a fake staged installer (an sh script speaking the
+ * installer protocol) for the bootstrap.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  DesktopResolver,
+  type DesktopResolverOptions,
+  probeVersion,
+} from "../../../adapters/install/bootstrap.ts";
+import { markerPath, readMarker } from "../../../adapters/install/marker.ts";
+import type { BootstrapEvent } from "../../../core/desktop/bootstrap.ts";
+import { HeraldError } from "../../../core/errors.ts";
+
+const MARKER = JSON.stringify({
+  schemaVersion: 1,
+  pinnedCommit: "3f2a9c1d0b7e",
+  pinnedBranch: "main",
+  completedAt: "2026-01-02T03:04:05.000Z",
+});
+
+/** A fake installer: stages one, two, complete; `FAKE_FAIL` names a stage that fails. */
+const FAKE_INSTALLER = `#!/bin/sh
+echo "$*" >> "$FAKE_LOG"
+if [ "$1" = --manifest ]; then
+  echo "manifest diagnostics" >&2
+  printf '%s\\n' '{"protocolVersion":1,"stages":[{"name":"one","title":"One","category":"runtime","needsInput":false},{"name":"two","title":"Two","category":"configuration","needsInput":true},{"name":"complete","title":"Finish","category":"runtime","needsInput":false}]}'
+  exit 0
+fi
+stage="$2"
+echo "working on $stage" >&2
+i=0
+while [ "$i" -lt "\${FAKE_LINES:-0}" ]; do echo "noise $i" >&2; i=$((i + 1)); done
+if [ "$stage" = "$FAKE_FAIL" ]; then
+  echo "boom in $stage" >&2
+  printf '{"ok":false,"stage":"%s","skipped":false,"reason":"exit code 3"}\\n' "$stage"
+  exit 3
+fi
+if [ "$stage" = two ]; then
+  printf '{"ok":true,"stage":"two","skipped":true,"reason":"non-interactive"}\\n'
+  exit 0
+fi
+if [ "$stage" = complete ]; then
+  mkdir -p "$HERALD_INSTALL_DIR"
+  printf '#!/bin/sh\\necho "herald 9.9.9 (3f2a9c1d0b7e)"\\n' > "$HERALD_INSTALL_DIR/herald"
+  chmod 755 "$HERALD_INSTALL_DIR/herald"
+  printf '%s\\n' '${MARKER}' > "$HERALD_INSTALL_DIR/.herald-bootstrap-complete"
+fi
+printf '{"ok":true,"stage":"%s","skipped":false}\\n' "$stage"
+`;
+
+interface Fixture {
+  dir: string;
+  install: string;
+  bin: string;
+  log: string;
+  installer: string;
+  env: Record<string, string>;
+  options(extra?: Partial<DesktopResolverOptions>): DesktopResolverOptions;
+  ran(): Promise<string[]>;
+}
+
+async function fakeHerald(path: string, line = "herald 1.2.3 (abcdef012345)"): Promise<string> {
+  await Deno.mkdir(join(path, ".."), { recursive: true });
+  await Deno.writeTextFile(path, `#!/bin/sh\necho "${line}"\n`, { mode: 0o755 });
+  await Deno.chmod(path, 0o755);
+  return path;
+}
+
+async function withFixture(body: (f: Fixture) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "herald-desktop-" });
+  const install = join(dir, "install");
+  const bin = join(dir, "bin");
+  const log = join(dir, "installer.log");
+  const installer = join(dir, "install.sh");
+  await Deno.mkdir(bin);
+  await Deno.writeTextFile(installer, FAKE_INSTALLER, { mode: 0o755 });
+  await Deno.chmod(installer, 0o755);
+  const env: Record<string, string> = {
+    HOME: join(dir, "home"),
+    HERALD_HOME: join(dir, "herald-home"),
+    HERALD_INSTALL_DIR: install,
+    PATH: `${bin}:/usr/bin:/bin`,
+    FAKE_LOG: log,
+  };
+  const fixture: Fixture = {
+    dir,
+    install,
+    bin,
+    log,
+    installer,
+    env,
+    options: (extra = {}) => ({
+      env,
+      checkout: null,
+      installer: [installer],
+      packagePaths: [],
+      probeTimeoutMs: 10_000,
+      ...extra,
+    }),
+    ran: async () => {
+      const text = await Deno.readTextFile(log).catch(() => "");
+      return text.split("\n").filter((line) => line !== "");
+    },
+  };
+  try {
+    await body(fixture);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("each rung answers in order as the ones before it go away", async () => {
+  await withFixture(async (f) => {
+    // Rung 1: an override folder holding a herald binary.
+    const override = join(f.dir, "override");
+    await fakeHerald(join(override, "herald"));
+    // Rung 2: a git checkout that is not the install folder.
+    const checkout = join(f.dir, "checkout");
+    await Deno.mkdir(join(checkout, ".git"), { recursive: true });
+    await Deno.mkdir(join(checkout, "cli"));
+    await Deno.writeTextFile(join(checkout, "cli", "main.ts"), "");
+    // Rung 3: the install folder with a marker and a runtime.
+    await fakeHerald(join(f.install, "herald"), "herald 3.0.0 (abcdef012345)");
+    await Deno.writeTextFile(markerPath(f.install), MARKER);
+    // Rung 4: herald on the PATH.
+    await fakeHerald(join(f.bin, "herald"), "herald 4.0.0 (abcdef012345)");
+    // Rung 5: the desktop's bundled binary.
+    const bundled = await fakeHerald(
+      join(f.dir, "bundle", "herald"),
+      "herald 5.0.0 (abcdef012345)",
+    );
+
+    const resolveWith = async (env: Record<string, string>) =>
+      await new DesktopResolver(
+        f.options({ env, checkout, bundledBinary: bundled, deno: "/opt/deno" }),
+      ).resolve();
+
+    const env: Record<string, string> = { ...f.env, HERALD_DESKTOP_ROOT: override };
+    let r = await resolveWith(env);
+    assert.equal(r.backend.rung, "root-override");
+    assert.deepEqual(r.backend.command, [join(override, "herald")]);
+
+    delete env.HERALD_DESKTOP_ROOT;
+    r = await resolveWith(env);
+    assert.equal(r.backend.rung, "dev-checkout");
+    assert.deepEqual(r.backend.command.slice(0, 2), ["/opt/deno", "run"]);
+    assert.equal(r.backend.command.at(-1), join(checkout, "cli", "main.ts"));
+
+    env.HERALD_DEV = "0";
+    r = await resolveWith(env);
+    assert.equal(r.backend.rung, "active-install");
+    assert.equal(r.backend.version, "herald 3.0.0 (abcdef012345)");
+    assert.equal(r.backend.root, f.install);
+    assert.deepEqual(r.passed.map((p) => p.rung), ["root-override", "dev-checkout"]);
+
+    await Deno.writeTextFile(markerPath(f.install), "\uFEFF" + MARKER);
+    r = await resolveWith(env);
+    assert.equal(r.backend.rung, "path");
+    assert.equal(r.backend.version, "herald 4.0.0 (abcdef012345)");
+    assert.match(r.passed[2].reason, /byte-order mark.*bootstrap needed/);
+
+    env.HERALD_DESKTOP_IGNORE_EXISTING = "1";
+    r = await resolveWith(env);
+    assert.equal(r.backend.rung, "package");
+    assert.equal(r.backend.version, "herald 5.0.0 (abcdef012345)");
+
+    await Deno.remove(bundled);
+    await Deno.remove(join(f.install, "herald"));
+    await Deno.remove(markerPath(f.install));
+    r = await resolveWith(env);
+    assert.equal(r.backend.rung, "bootstrap");
+    assert.equal(r.backend.version, "herald 9.9.9 (3f2a9c1d0b7e)");
+    assert.deepEqual(r.passed.map((p) => p.rung), [
+      "root-override",
+      "dev-checkout",
+      "active-install",
+      "path",
+      "package",
+    ]);
+  });
+});
+
+Deno.test("an override pointing at nothing is refused; a checkout that is the install folder is not dev mode", async () => {
+  await withFixture(async (f) => {
+    const env = { ...f.env, HERALD_DESKTOP_ROOT: join(f.dir, "nowhere") };
+    await assert.rejects(
+      () => new DesktopResolver(f.options({ env })).resolve(),
+      (error: HeraldError) =>
+        error.code === "desktop_root_invalid" && /HERALD_DESKTOP_ROOT/.test(error.message),
+    );
+    await Deno.mkdir(join(f.install, ".git"), { recursive: true });
+    await fakeHerald(join(f.install, "herald"));
+    await Deno.writeTextFile(markerPath(f.install), MARKER);
+    const r = await new DesktopResolver(f.options({ checkout: f.install })).resolve();
+    assert.equal(r.backend.rung, "active-install");
+    assert.match(r.passed[1].reason, /is the install folder/);
+  });
+});
+
+Deno.test("version probes: a non-Herald answer, a failing program and a hung one all pass the rung", async () => {
+  await withFixture(async (f) => {
+    const other = await fakeHerald(join(f.dir, "other"), "Python 3.12.1");
+    const failing = join(f.dir, "failing");
+    await Deno.writeTextFile(failing, "#!/bin/sh\nexit 4\n", { mode: 0o755 });
+    const hung = join(f.dir, "hung");
+    await Deno.writeTextFile(hung, "#!/bin/sh\nsleep 30\necho 'herald 1 (x)'\n", { mode: 0o755 });
+    const env = f.env;
+    const a = await probeVersion([other], env);
+    assert.ok(!a.ok && /not Herald's version/.test(a.reason));
+    const b = await probeVersion([failing], env);
+    assert.ok(!b.ok && /exited with 4/.test(b.reason));
+    const c = await probeVersion([hung], env, 300);
+    assert.ok(!c.ok && /gave no answer/.test(c.reason));
+    const d = await probeVersion([join(f.dir, "missing")], env);
+    assert.ok(!d.ok && /cannot be started/.test(d.reason));
+  });
+});
+
+Deno.test("a bootstrap reports the synthetic start, the stage list and each stage, then stamps the marker", async () => {
+  await withFixture(async (f) => {
+    const events: BootstrapEvent[] = [];
+    const resolver = new DesktopResolver(
+      f.options({ onEvent: (e) => events.push(e), desktopVersion: "0.0.1" }),
+    );
+    const r = await resolver.resolve();
+    assert.equal(r.backend.rung, "bootstrap");
+    assert.deepEqual(r.backend.command, [join(f.install, "herald")]);
+    const shape = events.map((e) =>
+      e.type === "manifest"
+        ? `manifest:${e.stages.map((s) => s.name).join(",")}`
+        : e.type === "output"
+        ? `output:${e.stage}:${e.line}`
+        : `${e.stage}:${e.state}${e.state === "done" && e.skipped ? `:skipped:${e.reason}` : ""}`
+    );
+    assert.deepEqual(shape, [
+      "manifest:",
+      "manifest:one,two,complete",
+      "one:running",
+      "output:one:working on one",
+      "one:done",
+      "two:running",
+      "output:two:working on two",
+      "two:done:skipped:non-interactive",
+      "complete:running",
+      "output:complete:working on complete",
+      "complete:done",
+    ]);
+    const manifest = events[1];
+    assert.ok(manifest.type === "manifest" && manifest.stages[1].needsInput === true);
+    assert.deepEqual(await f.ran(), [
+      "--manifest",
+      "--stage one --json --non-interactive",
+      "--stage two --json --non-interactive",
+      "--stage complete --json --non-interactive",
+    ]);
+    const marker = await readMarker(f.install);
+    assert.ok(marker.state === "ok" && marker.marker.desktopVersion === "0.0.1");
+    assert.equal(marker.marker.pinnedCommit, "3f2a9c1d0b7e");
+  });
+});
+
+Deno.test("a failing stage is reported with its output, latched in memory and on disk, until reset", async () => {
+  await withFixture(async (f) => {
+    const events: BootstrapEvent[] = [];
+    const env = { ...f.env, FAKE_FAIL: "two" };
+    const first = new DesktopResolver(f.options({ env, onEvent: (e) => events.push(e) }));
+    const failed = await first.resolve().then(() => undefined, (error) => error);
+    assert.ok(failed instanceof HeraldError);
+    assert.equal(failed.code, "desktop_bootstrap_failed");
+    assert.match(failed.message, /stage "two".*exit code 3.*boom in two.*herald desktop --reset/);
+    const last = events.at(-1)!;
+    assert.ok(last.type === "stage" && last.state === "failed");
+    assert.equal(last.stage, "two");
+    assert.equal(last.reason, "exit code 3");
+    assert.deepEqual(last.output.slice(-2), ["working on two", "boom in two"]);
+    assert.ok(!events.some((e) => e.type === "stage" && e.stage === "complete"));
+    const ranOnce = await f.ran();
+    assert.equal(ranOnce.length, 3);
+
+    // Same process: thrown at once, nothing runs, no events.
+    events.length = 0;
+    const again = await first.resolve().then(() => undefined, (error) => error);
+    assert.equal(again.message, failed.message);
+    assert.deepEqual(await f.ran(), ranOnce);
+    assert.deepEqual(events, []);
+
+    // A restarted desktop (a new resolver) reads the latch from the install folder.
+    const restarted = new DesktopResolver(f.options({ env: f.env }));
+    const fromDisk = await restarted.resolve().then(() => undefined, (error) => error);
+    assert.equal(fromDisk.message, failed.message);
+    assert.deepEqual(await f.ran(), ranOnce);
+    assert.ok((await restarted.latched())?.stage === "two");
+
+    // After a reset the installer runs again (now without the failure).
+    assert.equal(await restarted.reset(), true);
+    assert.equal(await restarted.latched(), undefined);
+    const r = await restarted.resolve();
+    assert.equal(r.backend.rung, "bootstrap");
+    assert.equal((await f.ran()).length, ranOnce.length + 4);
+    assert.equal(await restarted.reset(), false);
+  });
+});
+
+Deno.test("the output ring buffer of a failed stage holds only the last N lines", async () => {
+  await withFixture(async (f) => {
+    const events: BootstrapEvent[] = [];
+    const env = { ...f.env, FAKE_FAIL: "one", FAKE_LINES: "50" };
+    const resolver = new DesktopResolver(
+      f.options({ env, outputLines: 5, onEvent: (e) => events.push(e) }),
+    );
+    await assert.rejects(() => resolver.resolve(), /stage "one"/);
+    const failed = events.at(-1)!;
+    assert.ok(failed.type === "stage" && failed.state === "failed");
+    assert.deepEqual(failed.output, [
+      "noise 46",
+      "noise 47",
+      "noise 48",
+      "noise 49",
+      "boom in one",
+    ]);
+    // Every line still went out as an output event.
+    assert.equal(events.filter((e) => e.type === "output").length, 52);
+    assert.deepEqual((await resolver.latched())?.output, failed.output);
+  });
+});
+
+Deno.test("a stage that breaks the protocol or a broken manifest fails and latches", async () => {
+  await withFixture(async (f) => {
+    await Deno.writeTextFile(
+      f.installer,
+      `#!/bin/sh\nif [ "$1" = --manifest ]; then echo '{"protocolVersion":7,"stages":[]}'; exit 0; fi\n`,
+    );
+    const resolver = new DesktopResolver(f.options());
+    await assert.rejects(() => resolver.resolve(), /stage "manifest".*protocol 1/);
+    await resolver.reset();
+    await Deno.writeTextFile(
+      f.installer,
+      `#!/bin/sh
+if [ "$1" = --manifest ]; then
+  echo '{"protocolVersion":1,"stages":[{"name":"one","title":"One","category":"runtime","needsInput":false}]}'
+  exit 0
+fi
+echo "not a frame"
+`,
+    );
+    await assert.rejects(() => resolver.resolve(), /stage "one".*not JSON/);
+  });
+});
+
+Deno.test({
+  name: "the real installers/install.sh prints a manifest this resolver reads",
+  ignore: !(await Deno.stat(new URL("../../../installers/install.sh", import.meta.url)).then(
+    () => true,
+    () => false,
+  )),
+  fn: async () => {
+    const { parseManifest } = await import("../../../core/desktop/bootstrap.ts");
+    const script = new URL("../../../installers/install.sh", import.meta.url).pathname;
+    const out = await new Deno.Command("bash", { args: [script, "--manifest"], stderr: "null" })
+      .output();
+    assert.equal(out.code, 0);
+    const parsed = parseManifest(new TextDecoder().decode(out.stdout));
+    assert.ok(parsed.ok, parsed.ok ? "" : parsed.reason);
+    assert.equal(parsed.value.stages[0].name, "prerequisites");
+    assert.equal(parsed.value.stages.at(-1)!.name, "complete");
+  },
+});
