@@ -240,6 +240,15 @@ function shown(path: string): string {
   return rel.startsWith("..") ? path : rel;
 }
 
+/**
+ * The signals that put the placeholder stamp module back before the build
+ * exits, with the exit code (128 + the signal's number). Windows delivers
+ * only SIGINT and SIGBREAK to a Deno program.
+ */
+const RESTORE_SIGNALS: ReadonlyArray<readonly [Deno.Signal, number]> = Deno.build.os === "windows"
+  ? [["SIGINT", 130], ["SIGBREAK", 149]]
+  : [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]];
+
 /** Runs the whole build for `options`. */
 export async function build(options: BuildOptions): Promise<void> {
   await embedUi();
@@ -253,18 +262,21 @@ export async function build(options: BuildOptions): Promise<void> {
   await typeCheck(includes);
   const placeholder = renderStampModule();
   const restore = () => Deno.writeTextFileSync(STAMP_MODULE, placeholder);
-  const onSignal = () => {
-    restore();
-    Deno.exit(130);
-  };
-  Deno.addSignalListener("SIGINT", onSignal);
+  const listeners = RESTORE_SIGNALS.map(([signal, code]) => {
+    const listener = () => {
+      restore();
+      Deno.exit(code);
+    };
+    Deno.addSignalListener(signal, listener);
+    return [signal, listener] as const;
+  });
   let result;
   try {
     await Deno.writeTextFile(STAMP_MODULE, renderStampModule(stamp));
     result = await compileAll(options, stamp, includes);
   } finally {
     restore();
-    Deno.removeSignalListener("SIGINT", onSignal);
+    for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
   }
   if (result.skipped.size > 0) console.log(skippedLine(result.skipped, options.targets.length));
   const artifacts = [STAMP_FILE];

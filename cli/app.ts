@@ -37,6 +37,8 @@ import { registerCron } from "./commands/cron.ts";
 import { registerKanban } from "./commands/kanban.ts";
 import { registerCodexRuntime } from "./commands/codex_runtime.ts";
 import { registerDesktop } from "./commands/desktop.ts";
+import { registerUninstall } from "./commands/uninstall.ts";
+import { registerUpdate } from "./commands/update.ts";
 
 export { captureOutput, denoOutput } from "./io.ts";
 
@@ -108,6 +110,8 @@ export function buildProgram(io: Output, context: () => CliContext): Command {
   registerKanban(program, context);
   registerCodexRuntime(program, context);
   registerDesktop(program, context);
+  registerUninstall(program, context);
+  registerUpdate(program, context);
   registerCompletion(program, context);
   registerHelp(program);
   return program;

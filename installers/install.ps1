@@ -48,10 +48,36 @@ $StageList = @(
 
 # --- layout -----------------------------------------------------------------------------------
 
+# Usage errors found before any stage runs (a frame with exit code 2 in -Stage mode).
+$ArgError = ''
+if ($Commit -and ($Commit -cnotmatch '^[0-9a-f]{7,40}$')) { $ArgError = "-Commit ""$Commit"" is not a commit hash (7 to 40 of 0-9a-f)" }
+
+# Whether $Name is a ref name git accepts as a branch (never one that reads as an option).
+function Test-RefName([string]$Name) {
+  if (-not $Name -or $Name.StartsWith('-')) { return $false }
+  if (Get-Command git -ErrorAction SilentlyContinue) {
+    $ErrorActionPreference = 'Continue'
+    & git check-ref-format --branch $Name 2>$null | Out-Null
+    if ($LASTEXITCODE -ne 0) { return $false }
+  }
+  return $true
+}
+if (-not $ArgError -and $Tag -and -not (Test-RefName $Tag)) { $ArgError = "-Tag ""$Tag"" is not a valid tag name" }
+if (-not $ArgError -and $Branch -and -not (Test-RefName $Branch)) { $ArgError = "-Branch ""$Branch"" is not a valid branch name" }
+
 $UserHome = if ($env:HOME) { $env:HOME } else { $env:USERPROFILE }
-if (-not $HeraldHome) { $HeraldHome = if ($env:HERALD_HOME) { $env:HERALD_HOME } else { Join-Path $UserHome '.herald' } }
+if (-not $UserHome -and (-not ($HeraldHome -or $env:HERALD_HOME) -or -not ($env:HERALD_BIN_DIR -or $env:LOCALAPPDATA))) {
+  if (-not $ArgError) { $ArgError = 'neither HOME nor USERPROFILE is set; set one, or set HERALD_HOME and HERALD_BIN_DIR' }
+}
+$HomeBase = if ($UserHome) { $UserHome } else { '.' } # only used when $ArgError stops the run
+if (-not $HeraldHome) { $HeraldHome = if ($env:HERALD_HOME) { $env:HERALD_HOME } else { Join-Path $HomeBase '.herald' } }
 if (-not $InstallDir) { $InstallDir = if ($env:HERALD_INSTALL_DIR) { $env:HERALD_INSTALL_DIR } else { Join-Path $HeraldHome 'herald-agent' } }
-$BinDir = if ($env:HERALD_BIN_DIR) { $env:HERALD_BIN_DIR } elseif ($env:LOCALAPPDATA) { Join-Path $env:LOCALAPPDATA 'herald\bin' } else { Join-Path $UserHome '.local/bin' }
+$BinDir = if ($env:HERALD_BIN_DIR) { $env:HERALD_BIN_DIR } elseif ($env:LOCALAPPDATA) { Join-Path $env:LOCALAPPDATA 'herald\bin' } else { Join-Path $HomeBase '.local/bin' }
+# Absolute from here on (a stage changes folder); relative to the folder the installer started in.
+function Get-AbsolutePath([string]$Path) { [IO.Path]::GetFullPath([IO.Path]::Combine((Get-Location).ProviderPath, $Path)) }
+$HeraldHome = Get-AbsolutePath $HeraldHome
+$InstallDir = Get-AbsolutePath $InstallDir
+$BinDir = Get-AbsolutePath $BinDir
 $StateDir = Join-Path $InstallDir '.install-state'
 $env:HERALD_HOME = $HeraldHome
 
@@ -113,6 +139,13 @@ function Get-ReleaseAsset {
   Fail "no Herald release binary for Windows on $arch; install from a git checkout instead"
 }
 
+# Refuses a release URL that is neither https nor plain http to this machine (tests serve there).
+function Assert-ReleaseUrl([string]$Url) {
+  if ($Url -match '^https://') { return }
+  if ($Url -match '^http://(127\.[0-9.]+|localhost|\[::1\])(:[0-9]+)?(/|$)') { return }
+  Fail "the release URL $Url is not https; only https (or http to 127.0.0.1) is accepted"
+}
+
 function Get-ListedSum([string]$Name, [string]$SumsFile) {
   foreach ($line in Get-Content $SumsFile) {
     $parts = $line -split '\s+', 2
@@ -126,6 +159,7 @@ function Get-ListedSum([string]$Name, [string]$SumsFile) {
 function Stage-Prerequisites {
   New-Item -ItemType Directory -Force -Path $StateDir | Out-Null
   if ($ReleaseUrl) {
+    Assert-ReleaseUrl $ReleaseUrl
     Set-State 'mode' 'binary'
     Set-State 'release-url' $ReleaseUrl
     Detail 'mode' 'binary'
@@ -151,24 +185,25 @@ function Repository-Git {
   $url = if ($env:HERALD_REPO_URL) { $env:HERALD_REPO_URL } else { Get-State 'repo-url' }
   if (-not $url) { $url = $ScriptCheckout }
   if (-not $url) { Fail 'set HERALD_REPO_URL to the Herald git repository, or pass -ReleaseUrl for release binaries' }
+  if ($url.StartsWith('-')) { Fail "the repository URL $url starts with ""-""; give a URL or an absolute path" }
   Set-Location $InstallDir
   if (-not (Test-Path '.git')) {
-    $others = @(Get-ChildItem -Force | Where-Object { $_.Name -ne '.install-state' })
+    $others = @(Get-ChildItem -Force | Where-Object { @('.install-state', '.herald-bootstrap-failed', '.herald-bootstrap.lock') -notcontains $_.Name })
     if ($others.Count -gt 0) { Fail "$InstallDir holds files but no git checkout; move them away or choose another HERALD_INSTALL_DIR" }
     Invoke-Native 'git init failed' { git init -q }
-    Invoke-Native 'git remote add failed' { git remote add origin $url }
+    Invoke-Native 'git remote add failed' { git remote add -- origin $url }
   } else {
     $current = (& git remote get-url origin 2>$null)
     if ($current -ne $url) {
       & git remote remove origin 2>$null
-      Invoke-Native 'git remote add failed' { git remote add origin $url }
+      Invoke-Native 'git remote add failed' { git remote add -- origin $url }
     }
   }
   Set-State 'repo-url' $url
   $exclude = '.git/info/exclude'
   New-Item -ItemType Directory -Force -Path '.git/info' | Out-Null
   $lines = if (Test-Path $exclude) { @(Get-Content $exclude) } else { @() }
-  foreach ($entry in @('/.install-state/', "/$MarkerName", '/.install_method')) {
+  foreach ($entry in @('/.install-state/', "/$MarkerName", '/.install_method', '/.herald-bootstrap-failed', '/.herald-bootstrap.lock')) {
     if ($lines -notcontains $entry) { Add-Content -Path $exclude -Value $entry }
   }
   Say "fetching $url"
@@ -178,9 +213,10 @@ function Repository-Git {
     if ($line -match '^ref: refs/heads/(.+)\s+HEAD$') { $default = $Matches[1] }
   }
   $pinBranch = if ($Branch) { $Branch } elseif ($default) { $default } else { 'main' }
+  if (-not (Test-RefName $pinBranch)) { Fail "the remote's default branch ""$pinBranch"" is not a valid branch name; pass -Branch" }
   if ($Commit) {
     & git cat-file -e "$Commit^{commit}" 2>$null
-    if ($LASTEXITCODE -ne 0) { & git fetch -q origin $Commit 2>$null }
+    if ($LASTEXITCODE -ne 0) { & git fetch -q -- origin $Commit 2>$null }
     $target = (& git rev-parse -q --verify "$Commit^{commit}")
     if ($LASTEXITCODE -ne 0) { Fail "commit $Commit is not in $url" }
     Invoke-Native "git checkout of $target failed (local changes in $InstallDir?)" { git checkout -q --detach $target }
@@ -194,7 +230,7 @@ function Repository-Git {
   } else {
     & git rev-parse -q --verify "refs/remotes/origin/$pinBranch" | Out-Null
     if ($LASTEXITCODE -ne 0) { Fail "branch $pinBranch is not in $url" }
-    Invoke-Native "git checkout of branch $pinBranch failed (local changes in $InstallDir?)" { git checkout -q -B $pinBranch "origin/$pinBranch" }
+    Invoke-Native "git checkout of branch $pinBranch failed (local changes in $InstallDir?)" { git checkout -q -B $pinBranch "refs/remotes/origin/$pinBranch" -- }
     Detail 'pin' 'branch'
   }
   $head = (& git rev-parse HEAD)
@@ -208,20 +244,22 @@ function Repository-Binary {
   $base = if ($ReleaseUrl) { $ReleaseUrl } else { Get-State 'release-url' }
   if (-not $base) { Fail 'no release URL; pass -ReleaseUrl <base> to the prerequisites stage' }
   $base = $base.TrimEnd('/')
+  Assert-ReleaseUrl $base
   $asset = Get-ReleaseAsset
   $work = Join-Path $StateDir 'download'
   if (Test-Path $work) { Remove-Item -Recurse -Force $work }
   New-Item -ItemType Directory -Force -Path $work | Out-Null
   Say "downloading $base/$asset"
   foreach ($file in @('SHA256SUMS', $asset, 'install-stamp.json')) {
+    # PowerShell 7 refuses an https-to-http redirect on its own; 5.1 only follows https ones here.
     try { Invoke-WebRequest -UseBasicParsing -Uri "$base/$file" -OutFile (Join-Path $work $file) }
     catch { Fail "cannot download $base/${file}: $($_.Exception.Message)" }
   }
   foreach ($file in @($asset, 'install-stamp.json')) {
     $expected = Get-ListedSum $file (Join-Path $work 'SHA256SUMS')
-    if (-not $expected) { Fail "SHA256SUMS at $base does not list $file; refusing to install an unverified file" }
+    if (-not $expected) { Remove-Item -Recurse -Force $work; Fail "SHA256SUMS at $base does not list $file; refusing to install an unverified file" }
     $actual = (Get-FileHash -Algorithm SHA256 (Join-Path $work $file)).Hash.ToLower()
-    if ($expected -ne $actual) { Fail "checksum mismatch for ${file}: SHA256SUMS says $expected, the download is $actual; refusing to install it" }
+    if ($expected -ne $actual) { Remove-Item -Recurse -Force $work; Fail "checksum mismatch for ${file}: SHA256SUMS says $expected, the download is $actual; refusing to install it" }
   }
   $stamp = Get-Content -Raw (Join-Path $work 'install-stamp.json') | ConvertFrom-Json
   $stampCommit = [string]$stamp.commit
@@ -265,6 +303,16 @@ function Stage-Path {
     $target = Join-Path $InstallDir 'bin\herald.exe'
     if (-not (Test-Path $target)) { Fail "$target is missing; run the ""repository"" stage first" }
     $command = Join-Path $BinDir 'herald.exe'
+    $existing = Get-Item -Force -ErrorAction SilentlyContinue $command
+    if ($existing -and $existing.LinkType) {
+      $points = [string]($existing.Target | Select-Object -First 1)
+      if (-not [IO.Path]::IsPathRooted($points)) { $points = Join-Path $BinDir $points }
+      $points = [IO.Path]::GetFullPath($points)
+      if (-not $points.StartsWith($InstallDir.TrimEnd('\', '/') + [IO.Path]::DirectorySeparatorChar, [StringComparison]::OrdinalIgnoreCase)) {
+        Fail "$command is a link to $points, not into $InstallDir; move it away or set HERALD_BIN_DIR to another folder"
+      }
+      Remove-Item -Force $command
+    }
     Copy-Item -Force $target $command
   } else {
     $deno = Get-State 'deno'
@@ -421,6 +469,11 @@ if ($Manifest) {
 
 if ($PSBoundParameters.ContainsKey('Stage')) {
   $names = ($StageList | ForEach-Object { $_.name }) -join ' '
+  if ($ArgError) {
+    Say $ArgError
+    Send-Frame $false $Stage $false $ArgError
+    exit 2
+  }
   if (-not $Stage) {
     Say 'missing stage name'
     Send-Frame $false '' $false "missing stage name; stages: $names"
@@ -438,6 +491,11 @@ if ($PSBoundParameters.ContainsKey('Stage')) {
     exit 1
   }
   if ($ok) { exit 0 } else { exit 1 }
+}
+
+if ($ArgError) {
+  Say $ArgError
+  exit 2
 }
 
 $included = Get-IncludedStages

@@ -44,7 +44,8 @@ Options:
   --commit <sha>        pin the checkout to this commit (wins over --tag and --branch)
   --tag <tag>           pin the checkout to this tag (wins over --branch)
   --branch <name>       follow this branch (default: the repository's default branch)
-  --release-url <base>  install release binaries from <base> instead of a git checkout
+  --replace-origin      let the checkout's origin change to HERALD_REPO_URL (refused otherwise)
+  --release-url <base>  install release binaries from <base> (https; http only on 127.0.0.1/localhost)
   --include-desktop     add the desktop stage
   --no-skills           seed no bundled skills (writes .no-bundled-skills in the Herald home)
   --dir <folder>        where the code goes (HERALD_INSTALL_DIR; default ~/.herald/herald-agent)
@@ -87,6 +88,7 @@ RELEASE_URL="${HERALD_RELEASE_URL:-}"
 ARG_ERROR=""
 OPT_DIR=""
 OPT_HOME=""
+REPLACE_ORIGIN=0
 
 need_value() {
   if [ "$2" -lt 2 ]; then
@@ -111,6 +113,7 @@ while [ $# -gt 0 ]; do
     --non-interactive) NON_INTERACTIVE=1 ;;
     --include-desktop) INCLUDE_DESKTOP=1 ;;
     --no-skills) NO_SKILLS=1 ;;
+    --replace-origin) REPLACE_ORIGIN=1 ;;
     -h | --help) HELP=1 ;;
     --commit | --tag | --branch | --release-url | --dir | --home)
       need_value "$1" $# || break
@@ -131,12 +134,46 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+# A git ref name given on the command line: not an option, and one git accepts as a branch name.
+ref_ok() {
+  case "$1" in -* | "") return 1 ;; esac
+  if command -v git >/dev/null 2>&1; then
+    (cd / && git check-ref-format --branch "$1") >/dev/null 2>&1 || return 1
+  fi
+  return 0
+}
+
+if [ -z "$ARG_ERROR" ] && [ -n "$PIN_COMMIT" ]; then
+  case "$PIN_COMMIT" in
+    *[!0-9a-f]*) ARG_ERROR="--commit \"$PIN_COMMIT\" is not a commit hash (7 to 40 of 0-9a-f)" ;;
+    *) [ "${#PIN_COMMIT}" -ge 7 ] && [ "${#PIN_COMMIT}" -le 40 ] ||
+      ARG_ERROR="--commit \"$PIN_COMMIT\" is not a commit hash (7 to 40 of 0-9a-f)" ;;
+  esac
+fi
+if [ -z "$ARG_ERROR" ] && [ -n "$PIN_TAG" ] && ! ref_ok "$PIN_TAG"; then
+  ARG_ERROR="--tag \"$PIN_TAG\" is not a valid tag name"
+fi
+if [ -z "$ARG_ERROR" ] && [ -n "$PIN_BRANCH" ] && ! ref_ok "$PIN_BRANCH"; then
+  ARG_ERROR="--branch \"$PIN_BRANCH\" is not a valid branch name"
+fi
+
 # --- layout -----------------------------------------------------------------------------------
 
+# $1 as an absolute path (relative to the folder the installer started in).
+absolute() {
+  case "$1" in
+    /*) printf '%s\n' "$1" ;;
+    *) printf '%s/%s\n' "$(pwd)" "$1" ;;
+  esac
+}
+
 USER_HOME=${HOME:-}
-HERALD_HOME=${OPT_HOME:-${HERALD_HOME:-$USER_HOME/.herald}}
-INSTALL_DIR=${OPT_DIR:-${HERALD_INSTALL_DIR:-$HERALD_HOME/herald-agent}}
-BIN_DIR=${HERALD_BIN_DIR:-$USER_HOME/.local/bin}
+if [ -z "$USER_HOME" ] && { [ -z "${OPT_HOME:-${HERALD_HOME:-}}" ] || [ -z "${HERALD_BIN_DIR:-}" ]; }; then
+  [ -n "$ARG_ERROR" ] || ARG_ERROR="HOME is empty; set HOME, or set HERALD_HOME and HERALD_BIN_DIR"
+fi
+HERALD_HOME=$(absolute "${OPT_HOME:-${HERALD_HOME:-$USER_HOME/.herald}}")
+INSTALL_DIR=$(absolute "${OPT_DIR:-${HERALD_INSTALL_DIR:-$HERALD_HOME/herald-agent}}")
+BIN_DIR=$(absolute "${HERALD_BIN_DIR:-$USER_HOME/.local/bin}")
 STATE_DIR=$INSTALL_DIR/.install-state
 MARKER_NAME=.herald-bootstrap-complete
 export HERALD_HOME
@@ -207,7 +244,10 @@ skip() {
 }
 
 # Adds a string field to the stage's frame.
-detail() { printf '%s\t%s\n' "$1" "$2" >>"$RUN_TMP/details"; }
+detail() { printf 's\t%s\t%s\n' "$1" "$2" >>"$RUN_TMP/details"; }
+
+# Adds a boolean field (true or false) to the stage's frame.
+detail_bool() { printf 'b\t%s\t%s\n' "$1" "$2" >>"$RUN_TMP/details"; }
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
@@ -229,12 +269,49 @@ sha256_of() {
   fi
 }
 
+# Whether URL $1 is plain http to this machine (127.x.x.x, localhost or [::1]); tests serve there.
+loopback_http() {
+  rest=${1#http://}
+  [ "$rest" != "$1" ] || return 1
+  host=${rest%%/*}
+  case "$host" in
+    "[::1]" | "[::1]:"*) return 0 ;;
+  esac
+  host=${host%:*}
+  case "$host" in
+    localhost) return 0 ;;
+    *[!0-9.]*) return 1 ;;
+    127.*) return 0 ;;
+  esac
+  return 1
+}
+
+# Refuses a release URL that is neither https nor loopback http.
+check_release_url() {
+  case "$1" in
+    https://*) ;;
+    *) loopback_http "$1" || fail "the release URL $1 is not https; only https (or http to 127.0.0.1) is accepted" ;;
+  esac
+}
+
 download() {
-  if have curl; then
-    curl -fsSL --retry 2 -o "$2" "$1"
-  else
-    wget -q -O "$2" "$1"
-  fi
+  case "$1" in
+    https://*)
+      if have curl; then
+        curl -fsSL --retry 2 --proto '=https' --proto-redir '=https' -o "$2" "$1"
+      else
+        wget -q --https-only -O "$2" "$1"
+      fi
+      ;;
+    *)
+      loopback_http "$1" || return 1
+      if have curl; then
+        curl -fsSL --retry 2 --proto '=http' --proto-redir '=http' -o "$2" "$1"
+      else
+        wget -q -O "$2" "$1"
+      fi
+      ;;
+  esac
 }
 
 # The value of the string field $1 in the JSON file $2 (flat objects such as install-stamp.json).
@@ -275,6 +352,7 @@ can_ask() { [ "$NON_INTERACTIVE" -ne 1 ] && [ -r /dev/tty ] && { : </dev/tty; } 
 stage_prerequisites() {
   mkdir -p "$STATE_DIR" || fail "cannot create $INSTALL_DIR; set HERALD_INSTALL_DIR to a folder you can write"
   if [ -n "$RELEASE_URL" ]; then
+    check_release_url "$RELEASE_URL"
     have curl || have wget || fail "neither curl nor wget is installed; install one and run this stage again"
     have sha256sum || have shasum || fail "neither sha256sum nor shasum is installed; install coreutils"
     state_set mode binary
@@ -302,51 +380,88 @@ stage_prerequisites() {
   detail deno "$deno"
 }
 
+# Refuses to move the checkout to $1 when that would lose work: uncommitted changes to tracked files,
+# or commits of HEAD (or of the local branch $2, which `checkout -B` resets) that no branch or tag of
+# origin holds (now or before this fetch: $FETCHED_BEFORE) and that $1 does not contain (fast-forward
+# only).
+check_no_local_work() {
+  git rev-parse -q --verify HEAD >/dev/null 2>&1 || return 0
+  { git diff --quiet HEAD -- && git diff --cached --quiet --; } 2>/dev/null ||
+    fail "$INSTALL_DIR has uncommitted changes; commit or discard them (git -C \"$INSTALL_DIR\" status), then run this stage again"
+  for ref in HEAD ${2:+"refs/heads/$2"}; do
+    git rev-parse -q --verify "$ref^{commit}" >/dev/null 2>&1 || continue
+    # shellcheck disable=SC2086 # FETCHED_BEFORE is a list of hashes
+    local_only=$(git rev-list -n 1 "$ref" --not --remotes=origin --tags $FETCHED_BEFORE --) || local_only=""
+    [ -z "$local_only" ] && continue
+    git merge-base --is-ancestor "$ref" "$1" 2>/dev/null ||
+      fail "$INSTALL_DIR has local commits ($ref) that $1 does not contain; push or move them to another branch first (installing would lose them)"
+  done
+}
+
 repository_git() {
   url=${HERALD_REPO_URL:-$(state_get repo-url || true)}
   [ -n "$url" ] || url=$SCRIPT_CHECKOUT
   [ -n "$url" ] || fail "set HERALD_REPO_URL to the Herald git repository, or pass --release-url for release binaries"
+  case "$url" in -*) fail "the repository URL $url starts with \"-\"; give a URL or an absolute path" ;; esac
   cd "$INSTALL_DIR" || fail "cannot enter $INSTALL_DIR"
+  old_url=""
   if [ ! -d .git ]; then
     for entry in * .[!.]* ..?*; do
       [ -e "$entry" ] || [ -L "$entry" ] || continue
-      [ "$entry" = .install-state ] ||
-        fail "$INSTALL_DIR holds files but no git checkout; move them away or choose another HERALD_INSTALL_DIR"
+      case "$entry" in
+        .install-state | .herald-bootstrap-failed | .herald-bootstrap.lock) ;;
+        *) fail "$INSTALL_DIR holds files but no git checkout; move them away or choose another HERALD_INSTALL_DIR" ;;
+      esac
     done
     git init -q || fail "git init failed in $INSTALL_DIR"
-    git remote add origin "$url"
-  elif [ "$(git remote get-url origin 2>/dev/null || true)" != "$url" ]; then
-    say "the checkout's origin becomes $url"
-    git remote remove origin 2>/dev/null || true
-    git remote add origin "$url"
+    git remote add -- origin "$url" || fail "git remote add origin $url failed"
+  else
+    current=$(git remote get-url origin 2>/dev/null || true)
+    if [ -z "$current" ]; then
+      git remote add -- origin "$url" || fail "git remote add origin $url failed"
+    elif [ "$current" != "$url" ]; then
+      if [ "$REPLACE_ORIGIN" -ne 1 ] && git rev-parse -q --verify HEAD >/dev/null 2>&1; then
+        fail "the checkout in $INSTALL_DIR comes from $current, not $url; pass --replace-origin to switch it, or set HERALD_REPO_URL=$current"
+      fi
+      say "the checkout's origin becomes $url"
+      old_url=$current
+      git remote set-url -- origin "$url" || fail "cannot set the checkout's origin to $url"
+    fi
   fi
-  state_set repo-url "$url"
   exclude=.git/info/exclude
   mkdir -p .git/info
-  for entry in /.install-state/ "/$MARKER_NAME" /.install_method; do
+  for entry in /.install-state/ "/$MARKER_NAME" /.install_method /.herald-bootstrap-failed /.herald-bootstrap.lock; do
     grep -qxF "$entry" "$exclude" 2>/dev/null || printf '%s\n' "$entry" >>"$exclude"
   done
+  FETCHED_BEFORE=$(git for-each-ref --format='%(objectname)' refs/remotes/origin refs/tags 2>/dev/null | tr '\n' ' ')
   say "fetching $url"
-  git fetch -q --tags --force origin '+refs/heads/*:refs/remotes/origin/*' ||
+  if ! git fetch -q --tags --force origin '+refs/heads/*:refs/remotes/origin/*'; then
+    [ -n "$old_url" ] && git remote set-url -- origin "$old_url"
     fail "git fetch from $url failed; check the address and your network"
+  fi
+  state_set repo-url "$url"
   default=$(git ls-remote --symref origin HEAD 2>/dev/null | sed -n 's#^ref: refs/heads/\(.*\)[[:space:]]HEAD$#\1#p')
   branch=${PIN_BRANCH:-${default:-main}}
+  ref_ok "$branch" || fail "the remote's default branch \"$branch\" is not a valid branch name; pass --branch"
   if [ -n "$PIN_COMMIT" ]; then
     if ! git cat-file -e "$PIN_COMMIT^{commit}" 2>/dev/null; then
-      git fetch -q origin "$PIN_COMMIT" 2>/dev/null || true
+      git fetch -q -- origin "$PIN_COMMIT" 2>/dev/null || true
     fi
     target=$(git rev-parse -q --verify "$PIN_COMMIT^{commit}") ||
       fail "commit $PIN_COMMIT is not in $url"
-    git checkout -q --detach "$target" || fail "git checkout of $target failed (local changes in $INSTALL_DIR?)"
+    check_no_local_work "$target"
+    git checkout -q --detach "$target" -- || fail "git checkout of $target failed (local changes in $INSTALL_DIR?)"
     detail pin commit
   elif [ -n "$PIN_TAG" ]; then
     target=$(git rev-parse -q --verify "refs/tags/$PIN_TAG^{commit}") || fail "tag $PIN_TAG is not in $url"
-    git checkout -q --detach "$target" || fail "git checkout of tag $PIN_TAG failed (local changes in $INSTALL_DIR?)"
+    check_no_local_work "$target"
+    git checkout -q --detach "$target" -- || fail "git checkout of tag $PIN_TAG failed (local changes in $INSTALL_DIR?)"
     detail pin tag
     detail tag "$PIN_TAG"
   else
-    git rev-parse -q --verify "refs/remotes/origin/$branch" >/dev/null || fail "branch $branch is not in $url"
-    git checkout -q -B "$branch" "origin/$branch" ||
+    target=$(git rev-parse -q --verify "refs/remotes/origin/$branch^{commit}") || fail "branch $branch is not in $url"
+    check_no_local_work "$target" "$branch"
+    git checkout -q -B "$branch" "refs/remotes/origin/$branch" -- ||
       fail "git checkout of branch $branch failed (local changes in $INSTALL_DIR?)"
     detail pin branch
   fi
@@ -361,6 +476,7 @@ repository_binary() {
   base=${RELEASE_URL:-$(state_get release-url || true)}
   [ -n "$base" ] || fail "no release URL; pass --release-url <base> to the prerequisites stage"
   base=${base%/}
+  check_release_url "$base"
   asset=$(release_asset)
   work=$STATE_DIR/download
   rm -rf "$work"
@@ -372,10 +488,15 @@ repository_binary() {
     fail "cannot download $base/install-stamp.json"
   for file in "$asset" install-stamp.json; do
     expected=$(listed_sum "$file" "$work/SHA256SUMS")
-    [ -n "$expected" ] || fail "SHA256SUMS at $base does not list $file; refusing to install an unverified file"
+    if [ -z "$expected" ]; then
+      rm -rf "$work"
+      fail "SHA256SUMS at $base does not list $file; refusing to install an unverified file"
+    fi
     actual=$(sha256_of "$work/$file")
-    [ "$expected" = "$actual" ] ||
+    if [ "$expected" != "$actual" ]; then
+      rm -rf "$work"
       fail "checksum mismatch for $file: SHA256SUMS says $expected, the download is $actual; refusing to install it"
+    fi
   done
   commit=$(json_field commit "$work/install-stamp.json")
   stamp_branch=$(json_field branch "$work/install-stamp.json")
@@ -421,9 +542,9 @@ stage_node_deps() {
 report_bin() {
   detail bin "$BIN_DIR/herald"
   case ":${PATH:-}:" in
-    *":$BIN_DIR:"*) detail onPath true ;;
+    *":$BIN_DIR:"*) detail_bool onPath true ;;
     *)
-      detail onPath false
+      detail_bool onPath false
       say "$BIN_DIR is not on your PATH; add it (export PATH=\"$BIN_DIR:\$PATH\" in your shell's profile)"
       ;;
   esac
@@ -436,7 +557,13 @@ stage_path() {
     link=$BIN_DIR/herald
     mkdir -p "$BIN_DIR" || fail "cannot create $BIN_DIR; set HERALD_BIN_DIR to a folder you can write"
     if [ -L "$link" ]; then
-      :
+      points=$(readlink "$link") || points=""
+      case "$points" in /*) ;; *) points=$BIN_DIR/$points ;; esac
+      real_install=$(cd "$INSTALL_DIR" 2>/dev/null && pwd -P) || real_install=$INSTALL_DIR
+      case "$points" in
+        "$INSTALL_DIR"/* | "$real_install"/*) ;;
+        *) fail "$link is a link to $points, not into $INSTALL_DIR; move it away or set HERALD_BIN_DIR to another folder" ;;
+      esac
     elif [ -e "$link" ]; then
       grep -q '^# herald-launcher: ' "$link" 2>/dev/null ||
         fail "$link is not Herald's; move it away or set HERALD_BIN_DIR to another folder"
@@ -523,26 +650,56 @@ FRAME_SENT=0
 send_frame() {
   extra=""
   if [ -n "$RUN_TMP" ] && [ -f "$RUN_TMP/details" ]; then
-    while IFS='	' read -r key value; do
-      case "$value" in
-        true | false) extra="$extra,$(json_string "$key"):$value" ;;
+    while IFS='	' read -r type key value; do
+      case "$type" in
+        b) extra="$extra,$(json_string "$key"):$value" ;;
         *) extra="$extra,$(json_string "$key"):$(json_string "$value")" ;;
       esac
     done <"$RUN_TMP/details"
   fi
   if [ -n "$4" ]; then reason=$(json_string "$4"); else reason=null; fi
-  printf '{"ok":%s,"stage":%s,"skipped":%s,"reason":%s%s}\n' "$1" "$(json_string "$2")" "$3" "$reason" "$extra"
   FRAME_SENT=1
+  printf '{"ok":%s,"stage":%s,"skipped":%s,"reason":%s%s}\n' "$1" "$(json_string "$2")" "$3" "$reason" "$extra"
 }
 
 cleanup() {
   if [ -n "$RUN_TMP" ]; then rm -rf "$RUN_TMP"; fi
 }
 
+# Ends process $1 and everything it started (pgrep walks the tree where it is installed).
+kill_tree() {
+  if have pgrep; then
+    for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  fi
+  kill -TERM "$1" 2>/dev/null || true
+}
+
+# On exit (also after INT, TERM or HUP): stops a stage still running, prints the frame of the
+# stage that ran when one is owed and none was printed, and removes the temporary folder.
+on_exit() {
+  code=$?
+  trap - EXIT INT TERM HUP
+  if have pgrep; then
+    for child in $(pgrep -P $$ 2>/dev/null); do kill_tree "$child"; done
+  fi
+  if [ "$FRAME_OWED" -eq 1 ] && [ "$FRAME_SENT" -eq 0 ]; then
+    [ "$code" -eq 0 ] && code=1
+    send_frame false "$CURRENT_STAGE" false "the installer stopped (exit code $code)"
+  fi
+  cleanup
+  exit "$code"
+}
+
+FRAME_OWED=0
+CURRENT_STAGE=""
+
 # Runs stage $1 (in a subshell, so a failure anywhere still ends in a frame); prints its frame
 # when $2 is 1. Returns 0 when it succeeded or was skipped.
 run_stage() {
   name=$1
+  CURRENT_STAGE=$name
+  FRAME_SENT=0
+  FRAME_OWED=$2
   line=$(stage_line "$name")
   cleanup
   RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/herald-install.XXXXXX") || {
@@ -572,13 +729,15 @@ run_stage() {
     )
     rc=$?
   else
+    # In the background, so that a signal ends the wait at once (the trap then ends the stage).
     (
       (
         set -e
         "$fn"
       )
       echo $? >"$RUN_TMP/rc"
-    ) 2>&1 | tee "$RUN_TMP/log" >&2
+    ) 2>&1 </dev/null | tee "$RUN_TMP/log" >&2 &
+    wait $!
     rc=$(cat "$RUN_TMP/rc" 2>/dev/null || echo 1)
   fi
   if [ "$rc" -eq 0 ]; then
@@ -618,20 +777,14 @@ if [ "$MANIFEST" -eq 1 ]; then
   exit 0
 fi
 
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
 if [ "$STAGE_GIVEN" -eq 1 ]; then
-  on_exit() {
-    code=$?
-    if [ "$FRAME_SENT" -eq 0 ]; then
-      [ "$code" -eq 0 ] && code=1
-      send_frame false "$STAGE" false "the installer stopped (exit code $code)"
-    fi
-    cleanup
-    exit "$code"
-  }
-  trap on_exit EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
-  trap 'exit 129' HUP
+  CURRENT_STAGE=$STAGE
+  FRAME_OWED=1
   if [ -n "$ARG_ERROR" ]; then
     say "$ARG_ERROR"
     send_frame false "$STAGE" false "$ARG_ERROR; run install.sh --help"
@@ -655,7 +808,6 @@ if [ -n "$ARG_ERROR" ]; then
   exit 2
 fi
 
-trap cleanup EXIT
 total=$(stage_lines | wc -l | tr -d ' ')
 index=0
 for name in $(stage_lines | cut -d'|' -f1); do

@@ -52,3 +52,13 @@ export const PROTOTYPE_KEYS: readonly string[] = [
   "model.constructor",
   "model.__proto__.x",
 ];
+
+/** The Deno cache this test process uses, so a child with an empty HOME downloads nothing. */
+export async function denoDir(): Promise<string> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return JSON.parse(new TextDecoder().decode(output.stdout)).denoDir;
+}

@@ -25,9 +25,11 @@ import { dirname, join, resolve } from "node:path";
 import { resolveRoot } from "../home/layout.ts";
 import { missing, pathExists } from "../fs/read.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
-import { findOnPath } from "./launcher.ts";
+import { withFileLock } from "../fs/file_lock.ts";
+import { findOnPath, parseLauncherMarker, shellQuote } from "./launcher.ts";
 import { readMarker, stampDesktopVersion } from "./marker.ts";
 import { spawnProcessGroup } from "../process/spawn_group.ts";
+import { endLeftovers } from "./_group.ts";
 import {
   currentRuntimeFacts,
   heraldCheckout,
@@ -62,6 +64,8 @@ export const PROBE_TIMEOUT_MS = 20_000;
 export const MANIFEST_TIMEOUT_MS = 30_000;
 /** How long one installer stage may take (ms); npm downloads can be slow. */
 export const STAGE_TIMEOUT_MS = 20 * 60_000;
+/** How long a bootstrap waits for another process's bootstrap of the same folder (ms). */
+export const BOOTSTRAP_LOCK_TIMEOUT_MS = 2 * 60 * 60_000;
 /** The most stdout kept from a probe or a stage (bytes); a frame is one short line. */
 const STDOUT_MAX = 256 * 1024;
 
@@ -102,6 +106,8 @@ export interface DesktopResolverOptions {
   probeTimeoutMs?: number;
   manifestTimeoutMs?: number;
   stageTimeoutMs?: number;
+  /** How long to wait for another process's bootstrap of the same folder (ms). */
+  bootstrapLockTimeoutMs?: number;
   /** The clock (tests). */
   now?: () => Date;
 }
@@ -129,31 +135,82 @@ function childEnv(env: ResolverEnv): Record<string, string> {
   return kept;
 }
 
-/** Reads at most {@link STDOUT_MAX} bytes of `stream` as text, draining the rest. */
-async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of stream) {
-      if (size < STDOUT_MAX) chunks.push(chunk.subarray(0, STDOUT_MAX - size));
-      size += chunk.length;
+/** A stream being read to its end, which can be cut short. */
+interface Drain {
+  /** Settles when the stream ended or was cancelled. */
+  done: Promise<void>;
+  /** Stops reading (what was read stays). */
+  cancel(): void;
+}
+
+/** Reads `stream` chunk by chunk into `onChunk` until it ends or is cancelled. */
+function drain(stream: ReadableStream<Uint8Array>, onChunk: (chunk: Uint8Array) => void): Drain {
+  const reader = stream.getReader();
+  const done = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        onChunk(value);
+      }
+    } catch {
+      // The process is gone: what was read stays.
+    } finally {
+      reader.releaseLock();
     }
-  } catch {
-    // The process is gone: what was read stays.
+  })();
+  return { done, cancel: () => void reader.cancel().catch(() => {}) };
+}
+
+/** Keeps at most {@link STDOUT_MAX} bytes of the chunks it is given. */
+class CappedText {
+  #chunks: Uint8Array[] = [];
+  #size = 0;
+
+  /** Adds `chunk`, cut at the cap. */
+  add(chunk: Uint8Array): void {
+    if (this.#size < STDOUT_MAX) this.#chunks.push(chunk.subarray(0, STDOUT_MAX - this.#size));
+    this.#size += chunk.length;
   }
-  const all = new Uint8Array(Math.min(size, STDOUT_MAX));
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
+
+  /** What was kept, as text. */
+  text(): string {
+    const all = new Uint8Array(Math.min(this.#size, STDOUT_MAX));
+    let at = 0;
+    for (const chunk of this.#chunks) {
+      all.set(chunk, at);
+      at += chunk.length;
+    }
+    return new TextDecoder().decode(all);
   }
-  return new TextDecoder().decode(all);
+}
+
+/**
+ * How long the streams may stay open after the program exited (ms): a
+ * process it left behind may hold them; then they are no longer read.
+ */
+export const EOF_GRACE_MS = 500;
+/** How long a timed-out group, or what a probe left behind, gets between SIGTERM and SIGKILL (ms). */
+const KILL_GRACE_MS = 2000;
+
+/** Whether `promise` settles within `ms` (its timer is cleared either way). */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((done) => timer = setTimeout(() => done(false), ms));
+  try {
+    return await Promise.race([promise.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
  * Runs `command` + `args` in its own process group, standard input closed,
  * and ends the whole group after `timeoutMs`. `onStderr` gets stderr as text
- * (else it is dropped).
+ * (else it is dropped). Once the program exited the streams get
+ * {@link EOF_GRACE_MS} to end, then are cancelled, so a process it left
+ * holding them cannot stall the caller. What is left in the group is ended
+ * after a timeout, and always with `endLeftovers` (a probe leaves nothing).
  */
 async function runChild(
   command: readonly string[],
@@ -161,6 +218,7 @@ async function runChild(
   env: ResolverEnv,
   timeoutMs: number,
   onStderr?: (text: string) => void,
+  endLeftoversAlways = false,
 ): Promise<ChildResult> {
   const group = spawnProcessGroup(command[0], {
     args: [...command.slice(1), ...args],
@@ -171,26 +229,33 @@ async function runChild(
     stderr: "piped",
   });
   let timedOut = false;
+  let terminating: Promise<void> | undefined;
   const timer = setTimeout(() => {
     timedOut = true;
-    group.terminate({ graceMs: 2000 }).catch(() => {});
+    terminating = group.terminate({ graceMs: KILL_GRACE_MS }).catch(() => {});
   }, timeoutMs);
-  const stderr = (async () => {
-    try {
-      for await (const text of group.child.stderr.pipeThrough(new TextDecoderStream())) {
-        onStderr?.(text);
-      }
-    } catch {
-      // The process is gone.
-    }
-  })();
+  const stdout = new CappedText();
+  const decoder = new TextDecoder();
+  const streams = [
+    drain(group.child.stdout, (chunk) => stdout.add(chunk)),
+    drain(group.child.stderr, (chunk) => onStderr?.(decoder.decode(chunk, { stream: true }))),
+  ];
+  let status: Deno.CommandStatus;
   try {
-    const [stdout, status] = await Promise.all([readCapped(group.child.stdout), group.status]);
-    await stderr;
-    return { code: status.code, stdout, timedOut };
+    status = await group.status;
   } finally {
     clearTimeout(timer);
   }
+  await terminating;
+  if (timedOut || endLeftoversAlways) await endLeftovers(group.pid, KILL_GRACE_MS);
+  const ended = Promise.all(streams.map((s) => s.done));
+  if (!await within(ended, EOF_GRACE_MS)) {
+    for (const stream of streams) stream.cancel();
+    await ended;
+  }
+  const tail = decoder.decode();
+  if (tail) onStderr?.(tail);
+  return { code: status.code, stdout: stdout.text(), timedOut };
 }
 
 /**
@@ -204,7 +269,7 @@ export async function probeVersion(
 ): Promise<VersionProbe> {
   let result: ChildResult;
   try {
-    result = await runChild(command, ["--version"], env, timeoutMs);
+    result = await runChild(command, ["--version"], env, timeoutMs, undefined, true);
   } catch (error) {
     return { ok: false, reason: `${command[0]} cannot be started (${(error as Error).message})` };
   }
@@ -245,28 +310,72 @@ export function denoFor(preferred?: string): string {
   return heraldLaunchMode(currentRuntimeFacts()) === "source" ? Deno.execPath() : "deno";
 }
 
+/** `<root>/herald` or `<root>/bin/herald` when it is an executable file. */
+async function binaryOf(root: string): Promise<string | undefined> {
+  const exe = Deno.build.os === "windows" ? "herald.exe" : "herald";
+  for (const binary of [join(root, exe), join(root, "bin", exe)]) {
+    if (await isExecutableFile(binary)) return binary;
+  }
+  return undefined;
+}
+
+function sourceCommand(root: string, deno: string): string[] {
+  return [
+    deno,
+    "run",
+    "--allow-all",
+    "--quiet",
+    "--config",
+    join(root, "deno.json"),
+    join(root, "cli", "main.ts"),
+  ];
+}
+
 /**
  * The command that runs the Herald in `root`: its `herald` binary
  * (`<root>/herald`, `<root>/bin/herald`), else its `cli/main.ts` with
  * `deno`; undefined when `root` holds neither.
  */
 export async function runtimeOf(root: string, deno: string): Promise<string[] | undefined> {
-  const exe = Deno.build.os === "windows" ? "herald.exe" : "herald";
-  for (const binary of [join(root, exe), join(root, "bin", exe)]) {
-    if (await isExecutableFile(binary)) return [binary];
-  }
-  if (await pathExists(join(root, "cli", "main.ts"))) {
-    return [
-      deno,
-      "run",
-      "--allow-all",
-      "--quiet",
-      "--config",
-      join(root, "deno.json"),
-      join(root, "cli", "main.ts"),
-    ];
-  }
+  const binary = await binaryOf(root);
+  if (binary) return [binary];
+  if (await pathExists(join(root, "cli", "main.ts"))) return sourceCommand(root, deno);
   return undefined;
+}
+
+/** A value install.sh recorded in `<installDir>/.install-state/<key>` (one line), if any. */
+async function recorded(installDir: string, key: string): Promise<string | undefined> {
+  try {
+    return (await Deno.readTextFile(join(installDir, ".install-state", key))).trim() || undefined;
+  } catch (error) {
+    if (missing(error) || error instanceof Deno.errors.PermissionDenied) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The command that runs the install in `installDir`: its binary; else, for
+ * a checkout install, its `cli/main.ts` with the Deno install.sh recorded
+ * (`.install-state/deno`), else through the launcher it recorded
+ * (`.install-state/herald`) when that launcher runs this folder, and only
+ * then with `fallbackDeno`. Undefined when the folder holds no Herald.
+ */
+export async function installRuntimeOf(
+  installDir: string,
+  fallbackDeno: string,
+): Promise<string[] | undefined> {
+  const binary = await binaryOf(installDir);
+  if (binary) return [binary];
+  if (!await pathExists(join(installDir, "cli", "main.ts"))) return undefined;
+  const deno = await recorded(installDir, "deno");
+  if (deno && await isExecutableFile(deno)) return sourceCommand(installDir, deno);
+  const launcher = await recorded(installDir, "herald");
+  if (launcher && await isExecutableFile(launcher)) {
+    const text = await Deno.readTextFile(launcher).catch(() => "");
+    const runs = text.split("\n").includes(`checkout=${shellQuote(resolve(installDir))}`);
+    if (runs && parseLauncherMarker(text)?.kind === "herald") return [launcher];
+  }
+  return sourceCommand(installDir, fallbackDeno);
 }
 
 /**
@@ -279,6 +388,7 @@ export class DesktopResolver {
   /** The install folder (rung 3's, and where the installer installs). */
   readonly installDir: string;
   #latched: BootstrapFailure | undefined;
+  #inFlight: Promise<RungAnswer> | undefined;
 
   /** A resolver for `options` (see {@link DesktopResolverOptions}). */
   constructor(options: DesktopResolverOptions) {
@@ -414,7 +524,7 @@ export class DesktopResolver {
         reason: `${marker.path} is malformed: ${marker.reason} (bootstrap needed)`,
       };
     }
-    const command = await runtimeOf(this.installDir, this.#deno());
+    const command = await installRuntimeOf(this.installDir, this.#deno());
     if (!command) {
       return {
         answered: false,
@@ -501,8 +611,18 @@ export class DesktopResolver {
     this.options.onEvent?.(event);
   }
 
-  /** Latches `failure` (memory and disk) and returns the error to throw. */
-  async #latch(failure: BootstrapFailure): Promise<HeraldError> {
+  /**
+   * Reports `failure` as its stage's `failed` event, latches it (memory and
+   * disk) and returns the error to throw.
+   */
+  async #fail(failure: BootstrapFailure): Promise<HeraldError> {
+    this.#emit({
+      type: "stage",
+      stage: failure.stage,
+      state: "failed",
+      reason: failure.reason,
+      output: [...failure.output],
+    });
     this.#latched = failure;
     await Deno.mkdir(this.installDir, { recursive: true });
     await writeFileAtomic(this.failurePath, JSON.stringify(failure, null, 2) + "\n", {
@@ -511,8 +631,33 @@ export class DesktopResolver {
     return bootstrapFailedError(failure);
   }
 
-  /** Rung 6: runs the staged installer, then answers with the install it made. */
-  async bootstrap(): Promise<RungAnswer> {
+  /**
+   * Rung 6: runs the staged installer, then answers with the install it
+   * made. One bootstrap at a time: callers of this resolver share the one in
+   * flight, and other processes wait for the install folder's lock
+   * (`.install-state/.herald-bootstrap.lock`; install.sh lets a git install
+   * folder hold only `.install-state/` before its checkout) and then take the
+   * install, or the failure, it left.
+   */
+  bootstrap(): Promise<RungAnswer> {
+    this.#inFlight ??= this.#lockedBootstrap().finally(() => this.#inFlight = undefined);
+    return this.#inFlight;
+  }
+
+  async #lockedBootstrap(): Promise<RungAnswer> {
+    const stateDir = join(this.installDir, ".install-state");
+    await Deno.mkdir(stateDir, { recursive: true });
+    return await withFileLock(join(stateDir, "herald-bootstrap"), async () => {
+      // Another process may have finished, or failed, while this one waited.
+      const failure = await this.latched();
+      if (failure) throw bootstrapFailedError(failure);
+      const done = await this.activeInstall();
+      if (done.answered) return { answered: true, backend: { ...done.backend, rung: "bootstrap" } };
+      return await this.#bootstrap();
+    }, { timeoutMs: this.options.bootstrapLockTimeoutMs ?? BOOTSTRAP_LOCK_TIMEOUT_MS });
+  }
+
+  async #bootstrap(): Promise<RungAnswer> {
     const installer = await this.installer();
     const env: ResolverEnv = { ...this.options.env, HERALD_INSTALL_DIR: this.installDir };
     const ring = new OutputRing(this.options.outputLines);
@@ -528,7 +673,7 @@ export class DesktopResolver {
         (text) => ring.write(text),
       );
     } catch (error) {
-      throw await this.#latch(
+      throw await this.#fail(
         newFailure("manifest", `the installer cannot be started (${(error as Error).message})`, [
           installer.join(" "),
         ], this.#now()),
@@ -541,7 +686,7 @@ export class DesktopResolver {
       ? { ok: false as const, reason: `\`install.sh --manifest\` exited with ${manifest.code}` }
       : parseManifest(manifest.stdout);
     if (!parsed.ok) {
-      throw await this.#latch(newFailure("manifest", parsed.reason, ring.lines(), this.#now()));
+      throw await this.#fail(newFailure("manifest", parsed.reason, ring.lines(), this.#now()));
     }
     const stages: InstallerStage[] = parsed.value.stages;
     this.#emit({ type: "manifest", stages });
@@ -551,7 +696,7 @@ export class DesktopResolver {
     const marker = await readMarker(this.installDir);
     if (marker.state !== "ok") {
       const why = marker.state === "missing" ? "is missing" : `is malformed: ${marker.reason}`;
-      throw await this.#latch(
+      throw await this.#fail(
         newFailure(
           "complete",
           `the installer finished but ${marker.path} ${why}`,
@@ -565,7 +710,7 @@ export class DesktopResolver {
     }
     const answer = await this.activeInstall();
     if (!answer.answered) {
-      throw await this.#latch(
+      throw await this.#fail(
         newFailure(
           "complete",
           `the installer finished but the install does not run: ${answer.reason}`,
@@ -620,9 +765,7 @@ export class DesktopResolver {
         return;
       }
     }
-    const output = ring.lines();
-    this.#emit({ type: "stage", stage, state: "failed", reason: failure!, output });
-    throw await this.#latch(newFailure(stage, failure!, output, this.#now()));
+    throw await this.#fail(newFailure(stage, failure!, ring.lines(), this.#now()));
   }
 }
 

@@ -142,6 +142,12 @@ export function parseLauncherMarker(
   return match[2] === undefined ? { kind: "herald" } : { kind: "profile", profile: match[2] };
 }
 
+/** The checkout a `herald` launcher's text runs (its `checkout='...'` line), if it names one. */
+export function parseLauncherCheckout(text: string): string | undefined {
+  const match = text.match(/^checkout='((?:[^']|'\\'')*)'$/m);
+  return match ? match[1].replaceAll(`'\\''`, "'") : undefined;
+}
+
 /** Looks at `path` without following a symbolic link. */
 export async function readLauncher(path: string): Promise<LauncherFile> {
   let info: Deno.FileInfo;

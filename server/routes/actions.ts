@@ -7,7 +7,7 @@
  * `reused: true`.
  *
  * Environment overrides (JSON arrays of strings), for tests and packagers:
- * `HERALD_UPDATE_COMMAND` replaces `herald update` (the `--branch` arguments
+ * `HERALD_UPDATE_COMMAND` replaces `herald update --yes` (the `--branch` arguments
  * are still appended), `HERALD_GATEWAY_RESTART_COMMAND` replaces
  * `herald gateway restart`; `HERALD_CHECKOUT` names the checkout whose
  * branch an update follows (default: the source tree this server runs from).
@@ -39,7 +39,12 @@ export function registerActionsRoutes(app: Hono, deps: ServerDeps): void {
 
   app.post("/api/herald/update", async (c) => {
     await jsonBody(c, { optional: true });
-    const base = commandFromEnv(deps, "HERALD_UPDATE_COMMAND", [...deps.heraldCommand, "update"]);
+    // --yes: nobody is at a terminal to confirm; the update still refuses what is unsafe.
+    const base = commandFromEnv(deps, "HERALD_UPDATE_COMMAND", [
+      ...deps.heraldCommand,
+      "update",
+      "--yes",
+    ]);
     const checkout = deps.env.HERALD_CHECKOUT?.trim() || sourceCheckout();
     const started = runner.start("herald-update", async () => {
       const head = checkout

@@ -92,7 +92,9 @@ async function runBuild(root: string, args: string[], env: Record<string, string
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["task", "--quiet", "build", ...args],
     cwd: root,
-    env: { ...Deno.env.toObject(), NO_COLOR: "1", ...env },
+    // INIT_CWD is where `deno task` was started (the build resolves `--out` from it); the suite
+    // itself runs under `deno task test`, whose INIT_CWD is the real checkout.
+    env: { ...Deno.env.toObject(), NO_COLOR: "1", INIT_CWD: root, ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -367,4 +369,41 @@ Deno.test({
       await child.stderr.cancel().catch(() => {});
     }
   },
+});
+
+Deno.test("a SIGTERM while the build compiles puts the placeholder stamp module back", async () => {
+  const host = hostTarget();
+  if (!host || host.os !== "linux") return;
+  await using dir = await tempDir("herald-build-");
+  const root = await gitCopy(dir.path);
+  const module = join(root, "build", "stamp.gen.ts");
+  const placeholder = await Deno.readTextFile(module);
+  assert.equal(placeholder, renderStampModule());
+  // DENORT_BIN is read only after the build stamp went into the module: a FIFO nobody writes
+  // holds the build there until it is signalled.
+  const fifo = join(dir.path, "denort");
+  assert.equal((await run("mkfifo", [fifo], dir.path)).code, 0);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "build/build.ts", "--target", host.triple, "--out", "dist"],
+    cwd: root,
+    env: { ...Deno.env.toObject(), NO_COLOR: "1", INIT_CWD: root, DENORT_BIN: fifo },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let exited = false;
+  const status = child.status.finally(() => exited = true);
+  let stamped = "";
+  // Bounded: the build exits (and the loop ends) if it never gets to the FIFO.
+  for (let i = 0; i < 3000 && !exited; i++) {
+    stamped = await Deno.readTextFile(module);
+    if (stamped !== placeholder) break;
+    await new Promise((done) => setTimeout(done, 20));
+  }
+  assert.notEqual(stamped, placeholder, "the build never wrote its stamp into build/stamp.gen.ts");
+  assert.match(stamped, /commit/);
+  child.kill("SIGTERM");
+  assert.equal((await status).code, 143);
+  assert.equal(await Deno.readTextFile(module), placeholder);
+  assert.equal((await run("git", ["status", "--porcelain", "build"], root)).stdout, "");
 });

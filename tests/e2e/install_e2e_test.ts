@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type RecordedRequest, startModelServer } from "../fakes/model_server.ts";
-import { REPO_ROOT, tempDir } from "../_helpers.ts";
+import { denoDir, REPO_ROOT, tempDir } from "../_helpers.ts";
 import { configureModel } from "./_herald.ts";
 
 interface Ran {
@@ -36,16 +36,6 @@ async function exec(
   }).output();
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
-}
-
-/** The Deno cache this test process uses, so the empty HOME downloads nothing. */
-async function denoDir(): Promise<string> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  return JSON.parse(new TextDecoder().decode(output.stdout)).denoDir;
 }
 
 /** The text of the tool results in a request the model server received. */

@@ -9,9 +9,11 @@ import { join } from "node:path";
 import {
   DesktopResolver,
   type DesktopResolverOptions,
+  EOF_GRACE_MS,
   probeVersion,
 } from "../../../adapters/install/bootstrap.ts";
 import { markerPath, readMarker } from "../../../adapters/install/marker.ts";
+import { pathExists } from "../../../adapters/fs/read.ts";
 import type { BootstrapEvent } from "../../../core/desktop/bootstrap.ts";
 import { HeraldError } from "../../../core/errors.ts";
 
@@ -51,6 +53,26 @@ if [ "$stage" = complete ]; then
 fi
 printf '{"ok":true,"stage":"%s","skipped":false}\\n' "$stage"
 `;
+
+/** A line of sh that writes the script's process group id to `file`. */
+const RECORD_PGID = (file: string) => `cut -d' ' -f5 /proc/$$/stat > '${file}'`;
+
+/**
+ * The live processes still in the process group recorded in `file` (from
+ * `ps -e`; a zombie left to an init that has not reaped it yet is not running).
+ */
+async function groupLeft(file: string): Promise<string[]> {
+  const pgid = (await Deno.readTextFile(file)).trim();
+  assert.match(pgid, /^\d+$/);
+  const out = await new Deno.Command("ps", {
+    args: ["-e", "-o", "pgid=,stat=,pid=,args="],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([group, stat]) => group === pgid && !stat.startsWith("Z"))
+    .map((fields) => fields.join(" "));
+}
 
 interface Fixture {
   dir: string;
@@ -207,14 +229,23 @@ Deno.test("version probes: a non-Herald answer, a failing program and a hung one
     const failing = join(f.dir, "failing");
     await Deno.writeTextFile(failing, "#!/bin/sh\nexit 4\n", { mode: 0o755 });
     const hung = join(f.dir, "hung");
-    await Deno.writeTextFile(hung, "#!/bin/sh\nsleep 30\necho 'herald 1 (x)'\n", { mode: 0o755 });
+    const hungGroup = join(f.dir, "hung.pgid");
+    await Deno.writeTextFile(
+      hung,
+      `#!/bin/sh\n${RECORD_PGID(hungGroup)}\nsleep 30\necho 'herald 1 (x)'\n`,
+      { mode: 0o755 },
+    );
     const env = f.env;
     const a = await probeVersion([other], env);
     assert.ok(!a.ok && /not Herald's version/.test(a.reason));
     const b = await probeVersion([failing], env);
     assert.ok(!b.ok && /exited with 4/.test(b.reason));
+    const started = Date.now();
     const c = await probeVersion([hung], env, 300);
     assert.ok(!c.ok && /gave no answer/.test(c.reason));
+    // Bounded by the timeout and the kill grace, not by the 30 s sleep; and nothing is left.
+    assert.ok(Date.now() - started < 300 + EOF_GRACE_MS + 5000, `${Date.now() - started} ms`);
+    assert.deepEqual(await groupLeft(hungGroup), []);
     const d = await probeVersion([join(f.dir, "missing")], env);
     assert.ok(!d.ok && /cannot be started/.test(d.reason));
   });
@@ -368,4 +399,163 @@ Deno.test({
     assert.equal(parsed.value.stages[0].name, "prerequisites");
     assert.equal(parsed.value.stages.at(-1)!.name, "complete");
   },
+});
+
+Deno.test({
+  name: "a probe whose program leaves a process holding its output returns soon and leaves nothing",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    await withFixture(async (f) => {
+      const herald = join(f.dir, "herald");
+      const group = join(f.dir, "herald.pgid");
+      await Deno.writeTextFile(
+        herald,
+        `#!/bin/sh\n${RECORD_PGID(group)}\nsleep 30 &\necho "herald 1.0 (abc)"\n`,
+        { mode: 0o755 },
+      );
+      const started = Date.now();
+      const probe = await probeVersion([herald], f.env, 1000);
+      assert.deepEqual(probe, { ok: true, version: "herald 1.0 (abc)" });
+      assert.ok(Date.now() - started < 1000 + EOF_GRACE_MS + 5000, `${Date.now() - started} ms`);
+      assert.deepEqual(await groupLeft(group), []);
+    });
+  },
+});
+
+Deno.test("rung 3 runs a checkout install with the Deno install.sh recorded, else its recorded launcher", async () => {
+  await withFixture(async (f) => {
+    await Deno.mkdir(join(f.install, "cli"), { recursive: true });
+    await Deno.mkdir(join(f.install, ".install-state"), { recursive: true });
+    await Deno.writeTextFile(join(f.install, "cli", "main.ts"), 'console.log("not this");\n');
+    await Deno.writeTextFile(markerPath(f.install), MARKER);
+    // This process's deno (the fallback) would run main.ts and print "not this".
+    const deno = await fakeHerald(join(f.dir, "pinned", "deno"), "herald 2.0.0 (recorded)");
+    await Deno.writeTextFile(join(f.install, ".install-state", "deno"), `${deno}\n`);
+    const r = await new DesktopResolver(f.options()).resolve();
+    assert.equal(r.backend.rung, "active-install");
+    assert.equal(r.backend.command[0], deno);
+    assert.equal(r.backend.version, "herald 2.0.0 (recorded)");
+
+    // No recorded Deno: the launcher the path stage recorded, when it runs this folder.
+    await Deno.remove(join(f.install, ".install-state", "deno"));
+    const launcher = join(f.bin, "herald");
+    await Deno.writeTextFile(
+      launcher,
+      `#!/bin/sh\n# herald-launcher: herald\ncheckout='${f.install}'\necho "herald 3.0.0 (launcher)"\n`,
+      { mode: 0o755 },
+    );
+    await Deno.writeTextFile(join(f.install, ".install-state", "herald"), `${launcher}\n`);
+    const viaLauncher = await new DesktopResolver(f.options()).resolve();
+    assert.equal(viaLauncher.backend.rung, "active-install");
+    assert.deepEqual(viaLauncher.backend.command, [launcher]);
+  });
+});
+
+Deno.test("concurrent bootstraps run the installer once and all see its result, or its failure", async () => {
+  await withFixture(async (f) => {
+    const resolver = new DesktopResolver(f.options());
+    const other = new DesktopResolver(f.options());
+    const answers = await Promise.all([resolver.resolve(), resolver.resolve(), other.resolve()]);
+    assert.deepEqual(answers.map((a) => a.backend.rung), ["bootstrap", "bootstrap", "bootstrap"]);
+    assert.equal((await f.ran()).length, 4);
+    assert.equal(
+      await pathExists(join(f.install, ".install-state", ".herald-bootstrap.lock")),
+      false,
+    );
+  });
+  await withFixture(async (f) => {
+    const env = { ...f.env, FAKE_FAIL: "two" };
+    const resolver = new DesktopResolver(f.options({ env }));
+    const other = new DesktopResolver(f.options({ env }));
+    const failures = await Promise.all(
+      [resolver.resolve(), resolver.resolve(), other.resolve()].map((p) =>
+        p.then(() => "resolved", (error: Error) => error.message)
+      ),
+    );
+    assert.match(failures[0], /stage "two"/);
+    assert.deepEqual(failures, [failures[0], failures[0], failures[0]]);
+    assert.equal((await f.ran()).length, 3);
+  });
+});
+
+Deno.test("a broken manifest and a finished install that is missing or does not run each report a failed event", async () => {
+  await withFixture(async (f) => {
+    const events: BootstrapEvent[] = [];
+    await Deno.writeTextFile(f.installer, `#!/bin/sh\necho "no manifest here"\n`);
+    const resolver = new DesktopResolver(f.options({ onEvent: (e) => events.push(e) }));
+    await assert.rejects(() => resolver.resolve(), /stage "manifest"/);
+    const failed = events.at(-1)!;
+    assert.ok(failed.type === "stage" && failed.state === "failed", JSON.stringify(failed));
+    assert.equal(failed.stage, "manifest");
+    assert.equal(failed.reason, (await resolver.latched())?.reason);
+
+    // Every stage passes but none writes the marker.
+    await resolver.reset();
+    events.length = 0;
+    await Deno.writeTextFile(
+      f.installer,
+      FAKE_INSTALLER.replace('if [ "$stage" = complete ]', "if false"),
+    );
+    await assert.rejects(() => resolver.resolve(), /stage "complete".*is missing/);
+    const missing = events.at(-1)!;
+    assert.ok(
+      missing.type === "stage" && missing.state === "failed" && missing.stage === "complete",
+    );
+    assert.match(missing.reason, /finished but .* is missing/);
+
+    // The marker is written but the install's herald does not answer.
+    await resolver.reset();
+    events.length = 0;
+    await Deno.writeTextFile(f.installer, FAKE_INSTALLER.replace("herald 9.9.9", "nope 9.9.9"));
+    await assert.rejects(() => resolver.resolve(), /does not run/);
+    const broken = events.at(-1)!;
+    assert.ok(broken.type === "stage" && broken.state === "failed" && broken.stage === "complete");
+    assert.equal(events.filter((e) => e.type === "stage" && e.state === "failed").length, 1);
+  });
+});
+
+Deno.test("a stage that leaves a process holding its output does not hold the bootstrap until it ends", async () => {
+  await withFixture(async (f) => {
+    const slept = join(f.dir, "slept");
+    await Deno.writeTextFile(
+      f.installer,
+      FAKE_INSTALLER.replace('stage="$2"\n', `stage="$2"\n(sleep 2; touch '${slept}') &\n`),
+    );
+    const r = await new DesktopResolver(f.options()).resolve();
+    assert.equal(r.backend.rung, "bootstrap");
+    // The stages' leftovers (which hold stdout and stderr) had not ended when the bootstrap did.
+    assert.equal(await pathExists(slept), false);
+    for (let i = 0; i < 200 && !await pathExists(slept); i++) {
+      await new Promise((done) => setTimeout(done, 50));
+    }
+  });
+});
+
+Deno.test("two processes bootstrapping one install folder run the installer once", async () => {
+  await withFixture(async (f) => {
+    // Stage one is slow enough for the two bootstraps to overlap.
+    await Deno.writeTextFile(
+      f.installer,
+      FAKE_INSTALLER.replace('stage="$2"\n', 'stage="$2"\n[ "$stage" = one ] && sleep 1\n'),
+    );
+    const module = new URL("../../../adapters/install/bootstrap.ts", import.meta.url).href;
+    const config = new URL("../../../deno.json", import.meta.url).pathname;
+    const code = `import { DesktopResolver } from ${JSON.stringify(module)};
+const options = JSON.parse(Deno.env.get("RESOLVER_OPTIONS"));
+const r = await new DesktopResolver(options).resolve();
+console.log(r.backend.rung);`;
+    const options = { ...f.options(), onEvent: undefined };
+    const other = new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--config", config, code],
+      env: { RESOLVER_OPTIONS: JSON.stringify(options), NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const mine = await new DesktopResolver(f.options()).resolve();
+    const theirs = await other;
+    assert.equal(theirs.code, 0, new TextDecoder().decode(theirs.stderr));
+    assert.equal(new TextDecoder().decode(theirs.stdout).trim(), "bootstrap");
+    assert.equal(mine.backend.rung, "bootstrap");
+    assert.equal((await f.ran()).filter((line) => line === "--manifest").length, 1);
+  });
 });

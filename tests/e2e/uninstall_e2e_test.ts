@@ -1,0 +1,273 @@
+/**
+ * `herald uninstall` end to end, in a temporary HOME with HERALD_HOME,
+ * HERALD_INSTALL_DIR and HERALD_BIN_DIR all inside it: a launcher written by
+ * `scripts/install.ts --dir`, a profile launcher beside it, an install
+ * folder with the bootstrap marker, a gateway service file, and two
+ * profiles with data. `--dry-run` and `--gui-summary` change no byte; the
+ * default removes code and launchers and keeps the data; `--full` removes
+ * the data too; dangerous folders are refused; a running gateway is stopped
+ * before anything is removed.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { denoDir, REPO_ROOT, tempDir } from "../_helpers.ts";
+import { runHerald } from "./_herald.ts";
+import { runGateway } from "./_gateway.ts";
+import { installService } from "../../adapters/channels/gateway_service.ts";
+import { renderLauncher, writeLauncher } from "../../adapters/install/launcher.ts";
+
+/** Every file and link under `dir` with a hash of its bytes (a link: its target). */
+async function snapshot(dir: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const walk = async (path: string) => {
+    for await (const entry of Deno.readDir(path)) {
+      const child = join(path, entry.name);
+      if (entry.isSymlink) found.set(child, `link ${await Deno.readLink(child)}`);
+      else if (entry.isDirectory) {
+        found.set(child, "dir");
+        await walk(child);
+      } else {
+        const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(child));
+        found.set(child, Array.from(new Uint8Array(digest), (b) => b.toString(16)).join(""));
+      }
+    }
+  };
+  await walk(dir);
+  return found;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}
+
+/** A fake install in `base`: every path, and the environment that points at it. */
+interface FakeInstall {
+  home: string;
+  root: string;
+  installDir: string;
+  bin: string;
+  env: Record<string, string>;
+}
+
+async function fakeInstall(base: string): Promise<FakeInstall> {
+  const home = join(base, "home");
+  const root = join(home, ".herald");
+  const installDir = join(root, "herald-agent");
+  const bin = join(base, "bin");
+  const env = {
+    HOME: home,
+    PATH: `${bin}:/usr/bin:/bin`,
+    HERALD_HOME: root,
+    HERALD_INSTALL_DIR: installDir,
+    HERALD_BIN_DIR: bin,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    DENO_DIR: await denoDir(),
+    NO_COLOR: "1",
+  };
+  await Deno.mkdir(home, { recursive: true });
+  const installed = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", join(REPO_ROOT, "scripts", "install.ts"), "--dir", bin],
+    env,
+    clearEnv: true,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.equal(installed.code, 0, new TextDecoder().decode(installed.stderr));
+  await writeLauncher(
+    join(bin, "work"),
+    renderLauncher({ kind: "profile", profile: "work", herald: join(bin, "herald") }),
+  );
+  await Deno.mkdir(join(installDir, ".install-state"), { recursive: true });
+  await Deno.writeTextFile(join(installDir, ".install-state", "path.done"), "");
+  await Deno.writeTextFile(join(installDir, ".install_method"), "git\n");
+  await Deno.writeTextFile(
+    join(installDir, ".herald-bootstrap-complete"),
+    JSON.stringify({
+      schemaVersion: 1,
+      pinnedCommit: "abcdef1234",
+      pinnedBranch: "main",
+      completedAt: "2026-01-02T03:04:05.000Z",
+    }),
+  );
+  await Deno.mkdir(join(installDir, "cli"));
+  await Deno.writeTextFile(join(installDir, "cli", "main.ts"), "// the installed code\n");
+  await Deno.writeTextFile(join(root, "config.yaml"), "model:\n  default: test-model\n");
+  await Deno.writeTextFile(join(root, ".env"), "OPENAI_API_KEY=sk-test\n", { mode: 0o600 });
+  await Deno.writeTextFile(join(root, "state.db"), "not really sqlite");
+  await Deno.mkdir(join(root, "profiles", "work", "sessions"), { recursive: true });
+  await Deno.writeTextFile(join(root, "profiles", "work", "config.yaml"), "model: {}\n");
+  await Deno.writeTextFile(join(root, "profiles", "work", "sessions", "s1.jsonl"), "{}\n");
+  await installService(
+    {
+      manager: "systemd",
+      profile: "default",
+      command: [Deno.execPath(), "run", "-A", join(installDir, "cli", "main.ts")],
+      root,
+      logPath: join(root, "logs", "gateway.log"),
+      userHome: home,
+    },
+    join(home, ".config", "systemd", "user", "herald-gateway.service"),
+    false,
+  );
+  return { home, root, installDir, bin, env };
+}
+
+function uninstall(install: FakeInstall, args: string[], env: Record<string, string> = {}) {
+  return runHerald({
+    args: ["uninstall", ...args],
+    home: env.HERALD_HOME ?? install.root,
+    cwd: install.home,
+    env: { ...install.env, ...env },
+    clearEnv: true,
+  });
+}
+
+Deno.test("uninstall --dry-run lists the plan and changes no byte", async () => {
+  await using dir = await tempDir();
+  const install = await fakeInstall(dir.path);
+  const before = await snapshot(dir.path);
+  const text = await uninstall(install, ["--dry-run"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /Removed:\n[\s\S]*herald launcher .*bin\/herald/);
+  assert.match(text.stdout, /profile launcher .*bin\/work/);
+  assert.match(text.stdout, /install folder ~\/\.herald\/herald-agent/);
+  assert.match(text.stdout, /herald-gateway\.service/);
+  assert.match(text.stdout, /Kept:\n[\s\S]*~\/\.herald: your data/);
+  assert.match(text.stdout, /Dry run: nothing was removed/);
+  const json = await uninstall(install, ["--dry-run", "--full", "--json"]);
+  assert.equal(json.code, 0, json.stderr);
+  const plan = JSON.parse(json.stdout).plan;
+  assert.deepEqual(
+    plan.steps.map((s: { kind: string }) => s.kind),
+    ["disable_service", "remove_launcher", "remove_launcher", "remove_home"],
+  );
+  assert.deepEqual(await snapshot(dir.path), before);
+});
+
+Deno.test("uninstall --gui-summary prints a valid JSON snapshot and changes no byte", async () => {
+  await using dir = await tempDir();
+  const install = await fakeInstall(dir.path);
+  const before = await snapshot(dir.path);
+  const run = await uninstall(install, ["--gui-summary"]);
+  assert.equal(run.code, 0, run.stderr);
+  const summary = JSON.parse(run.stdout);
+  assert.equal(summary.schemaVersion, 1);
+  assert.match(summary.herald.version, /^herald /);
+  assert.equal(summary.home.path, install.root);
+  assert.deepEqual(summary.home.profiles, ["default", "work"]);
+  assert.equal(summary.install.path, install.installDir);
+  assert.equal(summary.install.method, "git");
+  assert.equal(summary.install.marker.state, "ok");
+  assert.equal(summary.install.marker.pinnedCommit, "abcdef1234");
+  assert.equal(summary.services.length, 1);
+  assert.equal(summary.services[0].name, "herald-gateway.service");
+  assert.equal(summary.services[0].loaded, false);
+  assert.deepEqual(summary.gui, { installed: false, packages: [] });
+  assert.deepEqual(await snapshot(dir.path), before);
+});
+
+Deno.test("uninstall without --yes and no terminal refuses with a hint and removes nothing", async () => {
+  await using dir = await tempDir();
+  const install = await fakeInstall(dir.path);
+  const before = await snapshot(dir.path);
+  const run = await uninstall(install, []);
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /no terminal to ask on.*--dry-run.*--yes/);
+  assert.deepEqual(await snapshot(dir.path), before);
+});
+
+Deno.test("uninstall --yes removes the code, launchers and service and keeps the data", async () => {
+  await using dir = await tempDir();
+  const install = await fakeInstall(dir.path);
+  const run = await uninstall(install, ["--yes"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /Your data stays in ~\/\.herald/);
+  assert.equal(await exists(join(install.bin, "herald")), false);
+  assert.equal(await exists(join(install.bin, "work")), false);
+  assert.equal(await exists(install.installDir), false);
+  assert.equal(
+    await exists(join(install.home, ".config", "systemd", "user", "herald-gateway.service")),
+    false,
+  );
+  assert.equal(await Deno.readTextFile(join(install.root, ".env")), "OPENAI_API_KEY=sk-test\n");
+  assert.equal(await exists(join(install.root, "config.yaml")), true);
+  assert.equal(await exists(join(install.root, "profiles", "work", "sessions", "s1.jsonl")), true);
+  // The checkout the launcher ran is the user's own folder: it stays.
+  assert.equal(await exists(join(REPO_ROOT, "deno.json")), true);
+  const again = await uninstall(install, ["--yes"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /Nothing to remove/);
+});
+
+Deno.test("uninstall --full --yes removes the data too", async () => {
+  await using dir = await tempDir();
+  const install = await fakeInstall(dir.path);
+  const run = await uninstall(install, ["--full", "--yes", "--json"]);
+  assert.equal(run.code, 0, run.stderr);
+  const report = JSON.parse(run.stdout);
+  assert.equal(report.ok, true);
+  assert.equal(await exists(install.root), false);
+  assert.equal(await exists(join(install.bin, "herald")), false);
+  assert.equal(await exists(install.home), true);
+});
+
+Deno.test("uninstall --gui says there is no chat GUI and removes nothing", async () => {
+  await using dir = await tempDir();
+  const install = await fakeInstall(dir.path);
+  const before = await snapshot(dir.path);
+  const run = await uninstall(install, ["--gui", "--yes"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /no chat GUI of its own installed/);
+  assert.deepEqual(await snapshot(dir.path), before);
+});
+
+Deno.test("uninstall refuses dangerous or foreign folders with exit 2 and removes nothing", async () => {
+  await using dir = await tempDir();
+  const install = await fakeInstall(dir.path);
+  const foreign = join(dir.path, "projects");
+  await Deno.mkdir(foreign);
+  await Deno.writeTextFile(join(foreign, "notes.txt"), "mine\n");
+  const before = await snapshot(dir.path);
+  const cases: [string[], Record<string, string>, RegExp][] = [
+    [["--yes"], { HERALD_INSTALL_DIR: install.home }, /is your home folder itself/],
+    [["--yes"], { HERALD_INSTALL_DIR: dir.path }, /holds your home folder/],
+    [["--yes"], { HERALD_INSTALL_DIR: foreign }, /does not look like Herald's/],
+    [["--yes"], { HERALD_INSTALL_DIR: install.root }, /holds the Herald home/],
+    [["--yes", "--full"], { HERALD_HOME: install.home }, /is your home folder itself/],
+    // Only ever as a dry run: the refusal comes before the dry run's plan.
+    [["--dry-run", "--yes"], { HERALD_INSTALL_DIR: "/" }, /root of the file system/],
+  ];
+  for (const [args, env, reason] of cases) {
+    const run = await uninstall(install, args, env);
+    assert.equal(run.code, 2, `${JSON.stringify(env)}: ${run.stdout}${run.stderr}`);
+    assert.match(run.stderr, reason);
+    assert.match(run.stderr, /Nothing was removed/);
+  }
+  assert.deepEqual(await snapshot(dir.path), before);
+});
+
+Deno.test("uninstall stops a running gateway before it removes anything", async () => {
+  await using dir = await tempDir();
+  const install = await fakeInstall(dir.path);
+  const work = join(install.root, "profiles", "work");
+  const gateway = await runGateway({
+    root: install.root,
+    profileHome: work,
+    global: ["-p", "work"],
+    env: install.env,
+  });
+  try {
+    const run = await uninstall(install, ["--yes"]);
+    assert.equal(run.code, 0, run.stderr);
+    const stopped = run.stdout.indexOf(`Stopped running gateway of profile "work"`);
+    const removed = run.stdout.indexOf("Removed ");
+    assert.ok(stopped >= 0 && removed > stopped, run.stdout);
+    const exit = await gateway.stop();
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.equal(await exists(join(work, "gateway.pid")), false);
+    assert.equal(await exists(join(work, "config.yaml")), true);
+  } finally {
+    await gateway.kill();
+  }
+});
