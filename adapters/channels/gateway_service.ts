@@ -111,6 +111,18 @@ export function systemdQuote(value: string, commandLine = true): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? escaped : `"${escaped}"`;
 }
 
+/**
+ * Whether the service file `text` (a systemd unit or a launchd plist this
+ * module wrote) serves exactly the home `root`: its `HERALD_HOME` is `root`,
+ * not merely a path that starts with it.
+ */
+export function servesHome(text: string, root: string): boolean {
+  const lines = text.split(/\r?\n/).map((line) => line.trim());
+  if (lines.includes(`Environment=${systemdQuote(`HERALD_HOME=${root}`, false)}`)) return true;
+  const key = lines.indexOf("<key>HERALD_HOME</key>");
+  return key !== -1 && lines[key + 1] === `<string>${xmlEscape(root)}</string>`;
+}
+
 /** The systemd user unit of `spec`. */
 export function systemdUnit(spec: ServiceSpec): string {
   const exec = serviceArgs(spec).map((arg) => systemdQuote(arg)).join(" ");

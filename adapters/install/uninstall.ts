@@ -28,6 +28,7 @@ import { missing } from "../fs/read.ts";
 import { gatewayFiles } from "../channels/gateway_files.ts";
 import {
   launchdLabel,
+  servesHome,
   serviceManagerFor,
   serviceName,
   servicePath,
@@ -75,20 +76,31 @@ export const INSTALL_SIGNS = [
   "install-stamp.json",
 ] as const;
 
-/** Entries only Herald puts in its home. */
+/**
+ * Entries only Herald puts in its home. Common names (`config.yaml`,
+ * `.env`, `skills`, `sessions`, `memories`, `profiles`) do not count: a
+ * project folder may hold them too.
+ */
 export const HOME_SIGNS = [
-  "config.yaml",
-  ".env",
   "state.db",
-  "profiles",
-  "skills",
-  "sessions",
-  "memories",
   "active_profile",
   "kanban.db",
   ".no-bundled-skills",
   "herald-agent",
   "gateway-locks",
+  "skill-bundles",
+  "request-dumps",
+] as const;
+
+/** Entries Herald never makes in its home: a folder holding one is someone's project. */
+export const FOREIGN_SIGNS = [
+  ".git",
+  "package.json",
+  "deno.json",
+  "src",
+  "Cargo.toml",
+  "go.mod",
+  "pyproject.toml",
 ] as const;
 
 /** The environment {@link inspectInstall} reads. */
@@ -276,7 +288,7 @@ async function serviceFacts(
     const text = await readSmallText(path);
     // Only a file Herald wrote, for this home: another home's service is not this install's.
     if (text === undefined || !text.includes("herald gateway install")) continue;
-    if (!text.includes(root) && !text.includes(root.replaceAll("%", "%%"))) continue;
+    if (!servesHome(text, root)) continue;
     const name = manager === "systemd" ? `${serviceName(profile)}.service` : launchdLabel(profile);
     const service = { profile, manager, name, path };
     found.push({ ...service, loaded: await serviceLoaded(service) });
@@ -327,6 +339,7 @@ export async function inspectInstall(
   const binDir = launcherDir(env);
   const userHome = env.HOME || env.USERPROFILE;
   const home = await folderFacts(root, HOME_SIGNS);
+  home.foreign = (await folderFacts(root, FOREIGN_SIGNS)).signs;
   const profiles = await profileFacts(root, home.exists && home.signs.length > 0);
   const install = await folderFacts(installDir, INSTALL_SIGNS);
   const methodText = (await readSmallText(join(installDir, ".install_method")))?.trim();

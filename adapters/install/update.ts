@@ -34,6 +34,7 @@ import {
 import { gatewayStatus } from "../../core/usecases/gateway.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { pathExists } from "../fs/read.ts";
+import { redactUrl } from "../../core/config/redact.ts";
 import { listProfiles } from "../home/home.ts";
 import { profilePaths } from "../home/layout.ts";
 import { gatewayFiles } from "../channels/gateway_files.ts";
@@ -353,6 +354,17 @@ class CheckoutSource implements UpdateSource {
   }
 
   async apply(plan: UpdatePlan): Promise<void> {
+    // Checked again here: an edit made since the plan (while the user was asked) is never
+    // overwritten; nothing has changed yet, so refusing loses nothing.
+    const { dirty } = await this.current();
+    if (dirty.length > 0) {
+      throw new HeraldError(
+        "update_dirty",
+        "state",
+        `${this.#dir} changed while the update waited: ${dirty.slice(0, 5).join(", ")} ` +
+          "now differ from the last commit; commit or stash them, then update again",
+      );
+    }
     const branch = plan.branch;
     this.#targetBefore = await this.#ref(`refs/heads/${branch}`);
     if (plan.switching) {
@@ -390,9 +402,11 @@ class CheckoutSource implements UpdateSource {
   }
 
   async rollback(plan: UpdatePlan): Promise<void> {
-    if (plan.previousBranch) await this.#git("checkout", "-q", "--force", plan.previousBranch);
-    else await this.#git("checkout", "-q", "--force", "--detach", plan.from);
-    await this.#git("reset", "-q", "--hard", plan.from);
+    // Never --force or --hard: a file edited meanwhile makes the rollback stop and say so
+    // rather than lose the edit.
+    if (plan.previousBranch) await this.#git("checkout", "-q", plan.previousBranch);
+    else await this.#git("checkout", "-q", "--detach", plan.from);
+    await this.#git("reset", "-q", "--keep", plan.from);
     if (plan.switching) {
       if (this.#targetBefore) {
         await this.#git("update-ref", `refs/heads/${plan.branch}`, this.#targetBefore);
@@ -456,19 +470,59 @@ class BinarySource implements UpdateSource {
       );
     }
     const url = `${base.replace(/\/$/, "")}/${name}`;
+    // What messages and receipts show: no credentials from the URL.
+    const shown = redactUrl(url);
+    if (!secureReleaseUrl(url)) {
+      throw new HeraldError(
+        "update_insecure_url",
+        "usage",
+        `The release URL ${shown} is not https: a checksum fetched from the same plain-http ` +
+          "server proves nothing; use an https release URL (plain http only to this machine)",
+      );
+    }
+    // Redirects are followed only while they stay secure.
+    const response = await fetch(url, { redirect: "manual" }).catch((error) => {
+      throw new HeraldError(
+        "update_download_failed",
+        "unavailable",
+        `Cannot download ${shown}: ${redactUrl(String(error))}`,
+      );
+    });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      const next = response.headers.get("location");
+      const target = next ? new URL(next, url).href : "";
+      if (!target || !secureReleaseUrl(target)) {
+        throw new HeraldError(
+          "update_insecure_url",
+          "usage",
+          `${shown} redirects to ${redactUrl(target) || "nowhere"}, which is not https`,
+        );
+      }
+      return await this.#fetchBytes(target);
+    }
+    return await this.#bytesOf(response, shown);
+  }
+
+  async #fetchBytes(url: string): Promise<Uint8Array> {
+    const shown = redactUrl(url);
     const response = await fetch(url).catch((error) => {
       throw new HeraldError(
         "update_download_failed",
         "unavailable",
-        `Cannot download ${url}: ${error}`,
+        `Cannot download ${shown}: ${redactUrl(String(error))}`,
       );
     });
+    return await this.#bytesOf(response, shown);
+  }
+
+  async #bytesOf(response: Response, shown: string): Promise<Uint8Array> {
     if (!response.ok) {
       await response.body?.cancel();
       throw new HeraldError(
         "update_download_failed",
         "unavailable",
-        `Cannot download ${url}: HTTP ${response.status}`,
+        `Cannot download ${shown}: HTTP ${response.status}`,
       );
     }
     return new Uint8Array(await response.arrayBuffer());
@@ -707,4 +761,21 @@ export function updatePorts(options: UpdatePortsOptions): UpdatePorts {
     ...(options.confirm ? { confirm: options.confirm } : {}),
     progress: options.progress,
   };
+}
+
+/**
+ * Whether release files may be fetched from `url`: https, or plain http to
+ * this machine only (127.x, localhost, [::1]), as installers/install.sh allows.
+ */
+export function secureReleaseUrl(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol === "https:") return true;
+  if (parsed.protocol !== "http:") return false;
+  const host = parsed.hostname;
+  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
 }

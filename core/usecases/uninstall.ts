@@ -34,8 +34,13 @@ export interface FolderFacts {
   exists: boolean;
   /** True when it exists and holds nothing. */
   empty: boolean;
-  /** The entries found that only Herald makes (a marker, `.install-state`, `config.yaml`, ...). */
+  /** The entries found that only Herald makes (a marker, `.install-state`, `state.db`, ...). */
   signs: string[];
+  /**
+   * Entries Herald never makes in a home (`.git`, `package.json`, `src`, ...):
+   * a folder holding one is a project, not Herald's home, and is never removed.
+   */
+  foreign?: string[];
 }
 
 /** The bootstrap-complete marker of the install folder. */
@@ -184,6 +189,10 @@ export function refusalFor(
   if (keep !== undefined && within(keep.path, folder.path)) {
     return `The ${what} ${quoted} holds the ${keep.what} ${JSON.stringify(keep.path)}, which ` +
       `this uninstall keeps; ${hint}, or use --full`;
+  }
+  if (folder.foreign?.length) {
+    return `The ${what} ${quoted} holds ${folder.foreign.join(", ")}, which Herald never makes ` +
+      `there, so it looks like one of your own folders and nothing in it is removed; ${hint}`;
   }
   if (folder.exists && !folder.empty && folder.signs.length === 0) {
     return `The ${what} ${quoted} does not look like Herald's (none of the files Herald ` +

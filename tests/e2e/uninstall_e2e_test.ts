@@ -228,6 +228,17 @@ Deno.test("uninstall refuses dangerous or foreign folders with exit 2 and remove
   const foreign = join(dir.path, "projects");
   await Deno.mkdir(foreign);
   await Deno.writeTextFile(join(foreign, "notes.txt"), "mine\n");
+  // A project of the user's with names Herald also uses (.env, config.yaml, skills) is not Herald's home.
+  const project = join(install.home, "proj");
+  await Deno.mkdir(join(project, ".git"), { recursive: true });
+  await Deno.mkdir(join(project, "src"));
+  await Deno.mkdir(join(project, "skills"));
+  await Deno.writeTextFile(join(project, ".env"), "TOKEN=x\n");
+  await Deno.writeTextFile(join(project, "config.yaml"), "name: mine\n");
+  await Deno.writeTextFile(join(project, "src", "main.ts"), "// mine\n");
+  const loose = join(dir.path, "loose");
+  await Deno.mkdir(join(loose, "skills"), { recursive: true });
+  await Deno.writeTextFile(join(loose, ".env"), "A=1\n");
   const before = await snapshot(dir.path);
   const cases: [string[], Record<string, string>, RegExp][] = [
     [["--yes"], { HERALD_INSTALL_DIR: install.home }, /is your home folder itself/],
@@ -235,6 +246,8 @@ Deno.test("uninstall refuses dangerous or foreign folders with exit 2 and remove
     [["--yes"], { HERALD_INSTALL_DIR: foreign }, /does not look like Herald's/],
     [["--yes"], { HERALD_INSTALL_DIR: install.root }, /holds the Herald home/],
     [["--yes", "--full"], { HERALD_HOME: install.home }, /is your home folder itself/],
+    [["--yes", "--full"], { HERALD_HOME: project }, /holds \.git, src, which Herald never makes/],
+    [["--yes", "--full"], { HERALD_HOME: loose }, /does not look like Herald's/],
     // Only ever as a dry run: the refusal comes before the dry run's plan.
     [["--dry-run", "--yes"], { HERALD_INSTALL_DIR: "/" }, /root of the file system/],
   ];

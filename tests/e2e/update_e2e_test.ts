@@ -10,10 +10,11 @@
 
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
-import { REPO_ROOT, tempDir } from "../_helpers.ts";
+import { denoDir, REPO_ROOT, tempDir } from "../_helpers.ts";
 import {
   KEEP_RECEIPTS,
   releaseAsset,
+  secureReleaseUrl,
   snapshotProfiles,
   updatePorts,
   writeUpdateReceipt,
@@ -28,10 +29,7 @@ const OWN_FILES = [
 ];
 
 /** The deno cache of the machine, so the clone downloads nothing. */
-const DENO_DIR = await (async () => {
-  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
-  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string;
-})();
+const DENO_DIR = await denoDir();
 
 const ENV_BASE = Object.fromEntries(
   Object.entries(Deno.env.toObject()).filter(([key]) => !key.startsWith("HERALD_")),
@@ -317,6 +315,35 @@ Deno.test("a new commit that does not start is rolled back and --version still w
   assert.match(receipt.rollback.reason, /does not start/);
 });
 
+Deno.test("an edit made while the update waits is never wiped: the update refuses and changes nothing", async () => {
+  await using dir = await tempDir();
+  const f = await fixture(dir.path);
+  const from = await git(f.install, "rev-parse", "HEAD");
+  await commitOnOrigin(f, "broken", async (o) => {
+    await Deno.writeTextFile(join(o, "cli", "main.ts"), "\nthis is not TypeScript {{{\n", {
+      append: true,
+    });
+  });
+  const notes = join(f.install, "README.md");
+  const ports = updatePorts({
+    root: f.home,
+    env: { ...ENV_BASE, HOME: f.root, HERALD_HOME: f.home, DENO_DIR, HERALD_CHECKOUT: f.install },
+    progress: () => {},
+    // The user edits a tracked file while the question is open, then says yes.
+    confirm: async () => {
+      await Deno.writeTextFile(notes, "MY UNSAVED WORK\n");
+      return true;
+    },
+  });
+  const outcome = await runUpdate({}, ports).catch((error: Error) => error);
+  assert.equal(await Deno.readTextFile(notes), "MY UNSAVED WORK\n");
+  assert.equal(await git(f.install, "rev-parse", "HEAD"), from);
+  assert.match(
+    outcome instanceof Error ? outcome.message : JSON.stringify(outcome),
+    /changed while the update waited: README\.md/,
+  );
+});
+
 Deno.test("receipts are capped at 20 and latest.json is the newest", async () => {
   await using dir = await tempDir();
   const receipt = (i: number): UpdateReceipt => ({
@@ -465,4 +492,16 @@ Deno.test("a release binary is replaced by the verified new one, else kept", asy
   } finally {
     await server.shutdown();
   }
+});
+
+Deno.test("release files are fetched only over https (or plain http to this machine)", () => {
+  assert.equal(secureReleaseUrl("https://example.com/releases/v1"), true);
+  assert.equal(secureReleaseUrl("http://127.0.0.1:8080/r"), true);
+  assert.equal(secureReleaseUrl("http://localhost/r"), true);
+  assert.equal(secureReleaseUrl("http://[::1]:9/r"), true);
+  assert.equal(secureReleaseUrl("http://example.com/r"), false);
+  assert.equal(secureReleaseUrl("http://127.0.0.1.evil.example/r"), false);
+  assert.equal(secureReleaseUrl("http://127.0.0.1@evil.example/r"), false);
+  assert.equal(secureReleaseUrl("ftp://example.com/r"), false);
+  assert.equal(secureReleaseUrl("not a url"), false);
 });

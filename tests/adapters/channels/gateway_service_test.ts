@@ -6,6 +6,7 @@ import {
   enableCommands,
   installService,
   launchdPlist,
+  servesHome,
   servicePath,
   type ServiceSpec,
   systemdQuote,
@@ -101,4 +102,21 @@ Deno.test("installing never replaces a file without force", async () => {
   assert.equal(await Deno.readTextFile(path), "# mine\n");
   assert.deepEqual(await installService(spec(), path, true), { path, replaced: true });
   assert.equal(await Deno.readTextFile(path), first);
+});
+
+Deno.test("a service serves exactly its own home, not another whose path starts the same", () => {
+  for (const manager of ["systemd", "launchd"] as const) {
+    for (const root of ["/home/a/.herald", "/home/a/my herald & 100%"]) {
+      const file = manager === "systemd"
+        ? systemdUnit(spec({ manager, root }))
+        : launchdPlist(spec({ manager, root }));
+      assert.equal(servesHome(file, root), true, `${manager} ${root}`);
+      assert.equal(servesHome(file, `${root}-work`), false, `${manager} ${root}-work`);
+      assert.equal(servesHome(file, root.slice(0, -1)), false, `${manager} prefix`);
+    }
+    const work = manager === "systemd"
+      ? systemdUnit(spec({ manager, root: "/home/a/.herald-work" }))
+      : launchdPlist(spec({ manager, root: "/home/a/.herald-work" }));
+    assert.equal(servesHome(work, "/home/a/.herald"), false, `${manager}: another home`);
+  }
 });
