@@ -24,7 +24,7 @@ import { dirname, join, resolve } from "node:path";
 import { resolveRoot } from "../home/layout.ts";
 import { listProfiles } from "../home/home.ts";
 import { profilePaths } from "../home/layout.ts";
-import { missing } from "../fs/read.ts";
+import { missing, pathExists } from "../fs/read.ts";
 import { gatewayFiles } from "../channels/gateway_files.ts";
 import {
   launchdLabel,
@@ -229,7 +229,7 @@ async function launcherFacts(
   return found;
 }
 
-/** Runs a service manager command; its exit code and output, or undefined when it cannot run. */
+/** Runs a short command (a service manager, git); its exit code and output, or undefined when it cannot run. */
 async function serviceCall(
   program: string,
   args: string[],
@@ -296,6 +296,30 @@ async function serviceFacts(
   return found;
 }
 
+/**
+ * What a git install folder holds that is nowhere else: changed or new
+ * files (not ignored) and commits on no remote branch; undefined when it is
+ * no git checkout or git cannot tell.
+ */
+async function localWork(dir: string): Promise<string[] | undefined> {
+  if (!(await pathExists(join(dir, ".git")))) return undefined;
+  const status = await serviceCall("git", ["-C", dir, "status", "--porcelain"]);
+  const commits = await serviceCall("git", [
+    "-C",
+    dir,
+    "log",
+    "--branches",
+    "--not",
+    "--remotes",
+    "--format=commit %h %s",
+    "-n",
+    "5",
+  ]);
+  if (status?.code !== 0 || commits?.code !== 0) return undefined;
+  const lines = [...status.stdout.split("\n"), ...commits.stdout.split("\n")];
+  return lines.map((line) => line.trim()).filter((line) => line !== "");
+}
+
 async function profileFacts(root: string, exists: boolean): Promise<ProfileFacts[]> {
   if (!exists) return [];
   const facts: ProfileFacts[] = [];
@@ -342,6 +366,7 @@ export async function inspectInstall(
   home.foreign = (await folderFacts(root, FOREIGN_SIGNS)).signs;
   const profiles = await profileFacts(root, home.exists && home.signs.length > 0);
   const install = await folderFacts(installDir, INSTALL_SIGNS);
+  if (install.exists) install.localWork = await localWork(installDir);
   const methodText = (await readSmallText(join(installDir, ".install_method")))?.trim();
   const method = methodText === "git" || methodText === "binary" ? methodText : undefined;
   const stamp = install.exists ? await stampFacts(installDir) : undefined;

@@ -350,7 +350,18 @@ class CheckoutSource implements UpdateSource {
     const behind = Number(await this.#git("rev-list", "--count", `${base}..${target}`));
     const ahead = local ? Number(await this.#git("rev-list", "--count", `${target}..${local}`)) : 0;
     const log = await this.#git("log", "--format=%h %s", "-n", "5", `${base}..${target}`);
-    return { commit: target, behind, ahead, subjects: log ? log.split("\n") : [] };
+    // A detached HEAD's own commits: on no branch and no remote, the update would drop them.
+    const detached = (await this.current()).branch === null;
+    const unreachable = detached
+      ? Number(await this.#git("rev-list", "--count", "HEAD", "--not", "--branches", "--remotes"))
+      : 0;
+    return {
+      commit: target,
+      behind,
+      ahead,
+      subjects: log ? log.split("\n") : [],
+      ...(unreachable > 0 ? { unreachable } : {}),
+    };
   }
 
   async apply(plan: UpdatePlan): Promise<void> {

@@ -41,6 +41,12 @@ export interface FolderFacts {
    * a folder holding one is a project, not Herald's home, and is never removed.
    */
   foreign?: string[];
+  /**
+   * A git checkout's work that exists nowhere else: changed or new files
+   * (`git status --porcelain` lines) and commits on no remote branch
+   * (`commit <hash> <subject>`). Removing the folder would lose them.
+   */
+  localWork?: string[];
 }
 
 /** The bootstrap-complete marker of the install folder. */
@@ -280,6 +286,14 @@ export function planUninstall(facts: InstallFacts, mode: UninstallMode): Uninsta
   const install = facts.install, home = facts.home;
   const removeHome = mode === "full" && home.exists;
   const installInsideHome = within(install.path, home.path);
+  if (install.exists && install.localWork?.length) {
+    const shown = install.localWork.slice(0, 5).join("; ");
+    plan.refusals.push(
+      `The install folder ${JSON.stringify(install.path)} holds work that exists nowhere else ` +
+        `(${shown}${install.localWork.length > 5 ? "; ..." : ""}); push or copy it first, or ` +
+        "remove the folder yourself",
+    );
+  }
   if (install.exists && !(removeHome && installInsideHome)) {
     const keep = removeHome ? undefined : { path: home.path, what: "Herald home" };
     const refusal = refusalFor("install folder", install, facts.userHome, INSTALL_HINT, keep);

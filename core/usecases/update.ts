@@ -54,6 +54,11 @@ export interface Available {
   ahead: number;
   /** One line per new commit, newest first (at most a few). */
   subjects: string[];
+  /**
+   * Commits of a detached HEAD that no branch or remote holds: moving to
+   * the update would leave them reachable only from the reflog.
+   */
+  unreachable?: number;
 }
 
 /** What the start probe of the new code said. */
@@ -237,6 +242,21 @@ export function dirtyError(dir: string, files: readonly string[]): HeraldError {
   );
 }
 
+/** The refusal of a detached checkout whose commits are on no branch (exit 1). */
+export function unreachableError(dir: string, count: number): HeraldError {
+  return new HeraldError(
+    "update_unreachable_commits",
+    "state",
+    `${dir} is on a detached HEAD with ${count} commit${count === 1 ? "" : "s"} that no branch ` +
+      `holds; an update would leave ${
+        count === 1 ? "it" : "them"
+      } behind, so nothing was changed. ` +
+      `Keep ${count === 1 ? "it" : "them"} with git -C ${dir} branch <name>, then run herald ` +
+      "update again",
+    { details: { unreachable: count } },
+  );
+}
+
 /** The refusal of a branch that diverged from its remote (exit 1). */
 export function divergedError(dir: string, branch: string, plan: Available): HeraldError {
   return new HeraldError(
@@ -410,10 +430,13 @@ export async function runUpdate(
     message,
   });
   const diverged = install.kind === "checkout" && plan.ahead > 0 && plan.behind > 0;
+  const unreachable = install.kind === "checkout" ? available.unreachable ?? 0 : 0;
 
   if (request.check) {
     const note = diverged
       ? `; ${branch} diverged (${plan.ahead} local commits), so an update would be refused`
+      : unreachable > 0
+      ? `; the detached HEAD has ${unreachable} commits on no branch, so an update would be refused`
       : current.dirty.length > 0
       ? "; the checkout has uncommitted changes, so an update would be refused"
       : "";
@@ -428,6 +451,11 @@ export async function runUpdate(
   if (request.plan) return outcome("planned", plan.steps.join("\n"));
   if (diverged) {
     const error = divergedError(install.dir, branch, available);
+    await finish("refused", error);
+    throw error;
+  }
+  if (unreachable > 0) {
+    const error = unreachableError(install.dir, unreachable);
     await finish("refused", error);
     throw error;
   }

@@ -16,6 +16,7 @@ import { runHerald } from "./_herald.ts";
 import { runGateway } from "./_gateway.ts";
 import { installService } from "../../adapters/channels/gateway_service.ts";
 import { renderLauncher, writeLauncher } from "../../adapters/install/launcher.ts";
+import { pathExists } from "../../adapters/fs/mod.ts";
 
 /** Every file and link under `dir` with a hash of its bytes (a link: its target). */
 async function snapshot(dir: string): Promise<Map<string, string>> {
@@ -283,4 +284,45 @@ Deno.test("uninstall stops a running gateway before it removes anything", async 
   } finally {
     await gateway.kill();
   }
+});
+
+Deno.test("uninstall keeps a git install folder that holds work found nowhere else", async () => {
+  await using dir = await tempDir();
+  const install = await fakeInstall(dir.path);
+  const folder = install.installDir;
+  const git = async (...args: string[]) => {
+    const out = await new Deno.Command("git", {
+      args: ["-C", folder, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  };
+  await git("init", "-q");
+  await git("add", "-A");
+  await git("commit", "-q", "-m", "my local commit");
+  const before = await snapshot(dir.path);
+  const unpushed = await uninstall(install, ["--yes"]);
+  assert.equal(unpushed.code, 2, unpushed.stdout + unpushed.stderr);
+  assert.match(
+    unpushed.stderr,
+    /holds work that exists nowhere else \(commit \w+ my local commit\)/,
+  );
+  assert.deepEqual(await snapshot(dir.path), before);
+
+  // Pushed: only a new file of the user's is left, and it still stops the uninstall.
+  const remote = join(dir.path, "remote.git");
+  await git("clone", "-q", "--bare", folder, remote);
+  await git("remote", "add", "origin", remote);
+  await git("fetch", "-q", "origin");
+  await Deno.writeTextFile(join(folder, "mine.txt"), "notes\n");
+  const untracked = await uninstall(install, ["--yes"]);
+  assert.equal(untracked.code, 2, untracked.stdout + untracked.stderr);
+  assert.match(untracked.stderr, /\?\? mine\.txt/);
+  assert.equal(await Deno.readTextFile(join(folder, "mine.txt")), "notes\n");
+
+  await Deno.remove(join(folder, "mine.txt"));
+  const clean = await uninstall(install, ["--yes"]);
+  assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+  assert.equal(await pathExists(folder), false);
 });

@@ -288,6 +288,32 @@ Deno.test("a detached checkout follows main; a diverged branch is refused with t
   assert.equal(await git(f.install, "rev-parse", "HEAD"), mine);
 });
 
+Deno.test("a detached checkout with commits on no branch is refused and keeps them", async () => {
+  await using dir = await tempDir();
+  const f = await fixture(dir.path);
+  await git(f.install, "checkout", "-q", "--detach", "HEAD");
+  await git(
+    f.install,
+    "-c",
+    "user.name=t",
+    "-c",
+    "user.email=t@example.com",
+    "commit",
+    "-q",
+    "--allow-empty",
+    "-m",
+    "pinned work",
+  );
+  const mine = await git(f.install, "rev-parse", "HEAD");
+  await commitOnOrigin(f, "new", (o) => Deno.writeTextFile(join(o, "NEW.md"), "n\n"));
+  const checked = await herald(f, ["update", "--check"]);
+  assert.match(checked.stdout, /detached HEAD has 1 commits on no branch/);
+  const ran = await herald(f, ["update", "--yes"]);
+  assert.equal(ran.code, 1, ran.stderr);
+  assert.match(ran.stderr, /detached HEAD with 1 commit that no branch holds.*branch <name>/);
+  assert.equal(await git(f.install, "rev-parse", "HEAD"), mine);
+});
+
 Deno.test("a new commit that does not start is rolled back and --version still works", async () => {
   await using dir = await tempDir();
   const f = await fixture(dir.path);
