@@ -454,8 +454,10 @@ class BinarySource implements UpdateSource {
   readonly #install: Extract<InstallFacts, { kind: "binary" }>;
   readonly #env: Record<string, string>;
   readonly #timeoutMs: number;
-  /** True once {@link apply} started replacing files. */
-  #swapped = false;
+  /** True once {@link apply} put the new binary in place (the old one is `.previous`). */
+  #binaryReplaced = false;
+  /** True once {@link apply} put the new stamp in place (the old one is `.previous`). */
+  #stampReplaced = false;
 
   constructor(
     install: Extract<InstallFacts, { kind: "binary" }>,
@@ -603,13 +605,28 @@ class BinarySource implements UpdateSource {
       );
     }
     const path = this.#install.binary;
-    this.#swapped = true;
-    await Deno.copyFile(path, `${path}.previous`);
-    await Deno.copyFile(this.#stampPath, `${this.#stampPath}.previous`);
-    await Deno.writeFile(`${path}.new`, binary, { mode: 0o755 });
-    await Deno.chmod(`${path}.new`, 0o755);
-    await Deno.rename(`${path}.new`, path);
+    // The new binary is whole on disk before the old one is touched.
+    await Deno.remove(`${path}.new`).catch(() => {});
+    try {
+      await Deno.writeFile(`${path}.new`, binary, { mode: 0o755 });
+      await Deno.chmod(`${path}.new`, 0o755);
+    } catch (error) {
+      await Deno.remove(`${path}.new`).catch(() => {});
+      throw error;
+    }
+    try {
+      await keepPrevious(path);
+      await Deno.rename(`${path}.new`, path);
+    } catch (error) {
+      // Where the old binary was moved away rather than linked, put it back.
+      if (!(await pathExists(path))) await Deno.rename(`${path}.previous`, path);
+      await Deno.remove(`${path}.new`).catch(() => {});
+      throw error;
+    }
+    this.#binaryReplaced = true;
+    await keepPrevious(this.#stampPath);
     await writeFileAtomic(this.#stampPath, stamp, { mode: 0o644 });
+    this.#stampReplaced = true;
   }
 
   probe(): Promise<ProbeResult> {
@@ -617,12 +634,46 @@ class BinarySource implements UpdateSource {
   }
 
   async rollback(): Promise<void> {
-    // Nothing was replaced when the download or its check failed.
-    if (!this.#swapped) return;
-    const path = this.#install.binary;
-    await Deno.rename(`${path}.previous`, path);
-    await Deno.rename(`${this.#stampPath}.previous`, this.#stampPath);
+    // Only what was replaced is put back: nothing when the download, its check
+    // or saving the old files failed.
+    if (this.#binaryReplaced) {
+      const path = this.#install.binary;
+      await Deno.rename(`${path}.previous`, path);
+      this.#binaryReplaced = false;
+    }
+    if (this.#stampReplaced) {
+      // An install that had no stamp gets none back.
+      if (await pathExists(`${this.#stampPath}.previous`)) {
+        await Deno.rename(`${this.#stampPath}.previous`, this.#stampPath);
+      } else await Deno.remove(this.#stampPath);
+      this.#stampReplaced = false;
+    }
   }
+}
+
+/**
+ * Keeps `path` as `<path>.previous` without ever making a partial copy: a
+ * hard link to the very file (the old binary stays whole whatever happens
+ * next, and `path` never goes missing); where the file system has no hard
+ * links, and on Windows, where a running program cannot be replaced but can
+ * be renamed, the file is moved there instead. An earlier `.previous` goes
+ * first; a missing `path` (a stamp never written) is nothing to keep.
+ */
+async function keepPrevious(path: string): Promise<void> {
+  const previous = `${path}.previous`;
+  await Deno.remove(previous).catch((error) => {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  });
+  if (!(await pathExists(path))) return;
+  if (Deno.build.os !== "windows") {
+    try {
+      await Deno.link(path, previous);
+      return;
+    } catch {
+      // No hard links here: move it instead.
+    }
+  }
+  await Deno.rename(path, previous);
 }
 
 /**

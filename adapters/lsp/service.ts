@@ -23,7 +23,7 @@ import {
 import { childEnvironment } from "../process/mod.ts";
 import type { LspClient } from "./client.ts";
 import { importLazily } from "../lazy.ts";
-import { resolveServerProgram } from "./command.ts";
+import { missingServerReason, resolveServerProgram } from "./command.ts";
 import { findWorkspaceRoot } from "./workspace.ts";
 
 /** The `lsp` section of the configuration. */
@@ -113,13 +113,18 @@ export function openLspDiagnostics(
 
   const startClient = async (pair: Pair, spec: LspServerSpec): Promise<LspClient | undefined> => {
     const [program, ...args] = spec.command;
-    const found = resolveServerProgram(program, {
+    const resolve = {
       cwd: options.cwd,
       path: environment.PATH,
       ...("checkout" in options ? { checkout: options.checkout } : {}),
-    });
+    };
+    const found = resolveServerProgram(program, resolve);
     if (!found) {
-      pair.status = { ...pair.status, state: "missing", reason: `${program} was not found` };
+      pair.status = {
+        ...pair.status,
+        state: "missing",
+        reason: missingServerReason(program, resolve),
+      };
       return undefined;
     }
     try {

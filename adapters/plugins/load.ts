@@ -11,6 +11,11 @@ import { pathToFileURL } from "node:url";
 import type { LlmHooks } from "../../core/agent/hooks.ts";
 import { HeraldError } from "../../core/errors.ts";
 import { importUserModule } from "../lazy.ts";
+import {
+  currentRuntimeFacts,
+  type HeraldLaunchMode,
+  heraldLaunchMode,
+} from "../process/herald_command.ts";
 
 /** A plugin that could not be loaded. */
 export class PluginLoadError extends HeraldError {
@@ -25,6 +30,19 @@ export class PluginLoadError extends HeraldError {
   }
 }
 
+/**
+ * Why importing a plugin failed, from the import's error `message`: its
+ * first line, or, in a compiled binary whose runtime reports the module as
+ * not found, that such a binary loads only the modules compiled into it
+ * (Deno's standalone binaries do not load other files; issue denoland/deno#18327).
+ */
+export function pluginImportFailure(message: string, mode: HeraldLaunchMode): string {
+  const first = message.split("\n")[0];
+  if (mode !== "compiled" || !/module not found/i.test(first)) return first;
+  return "a compiled Herald binary loads only the modules built into it, not plugin files " +
+    "(run Herald from a checkout to use plugins)";
+}
+
 /** Imports each plugin module (paths relative to `home`) and returns its hooks, in config order. */
 export async function loadPlugins(home: string, paths: readonly string[]): Promise<LlmHooks[]> {
   const hooks: LlmHooks[] = [];
@@ -34,7 +52,10 @@ export async function loadPlugins(home: string, paths: readonly string[]): Promi
     try {
       module = await importUserModule(pathToFileURL(absolute).href);
     } catch (error) {
-      throw new PluginLoadError(absolute, (error as Error).message.split("\n")[0]);
+      throw new PluginLoadError(
+        absolute,
+        pluginImportFailure((error as Error).message, heraldLaunchMode(currentRuntimeFacts())),
+      );
     }
     const source = (module.default ?? module) as Partial<LlmHooks>;
     const hook: LlmHooks = { name: absolute };

@@ -114,10 +114,33 @@ export function heraldCommand(): string[] {
 }
 
 /**
+ * The folder of the Herald checkout holding the module at `moduleUrl` (this
+ * module's own URL, `adapters/process/herald_command.ts`, two levels below
+ * the checkout), as `facts` describe the process: undefined in a compiled
+ * binary, whose modules sit in a read-only virtual folder with no deno.json,
+ * .git or node_modules, and undefined for a module that is not a file.
+ *
+ * @example
+ * ```ts
+ * heraldCheckoutFor(facts, "file:///src/herald/adapters/process/herald_command.ts");
+ * // "/src/herald" from source, undefined when facts describe a compiled binary
+ * ```
+ */
+export function heraldCheckoutFor(
+  facts: HeraldRuntimeFacts,
+  moduleUrl: string | URL,
+): string | undefined {
+  if (heraldLaunchMode(facts) === "compiled") return undefined;
+  const url = new URL("../../", moduleUrl);
+  return url.protocol === "file:" ? fileURLToPath(url).replace(/[\\/]$/, "") : undefined;
+}
+
+/**
  * The folder of the Herald checkout this code runs from (the one holding
- * deno.json and cli/), or undefined in a compiled binary, which has none.
+ * deno.json and cli/), or undefined in a compiled binary, which has none:
+ * what a checkout provides (node_modules/.bin, installers/, .git) must come
+ * from elsewhere there, and nothing may be written beside the code.
  */
 export function heraldCheckout(): string | undefined {
-  const url = new URL("../../", import.meta.url);
-  return url.protocol === "file:" ? fileURLToPath(url).replace(/\/$/, "") : undefined;
+  return heraldCheckoutFor(currentRuntimeFacts(), import.meta.url);
 }

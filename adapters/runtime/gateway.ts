@@ -84,6 +84,8 @@ export interface GatewayComposeOptions {
   pid: number;
   /** Takes one log line (never a secret). */
   log(line: string): void;
+  /** Told when the runner's counts change (a turn started or ended, a message queued). */
+  changed?(): void;
   /** Real time unless a test passes its own. */
   clock?: ChannelClock;
   /** The channels' HTTP client (the global `fetch` by default). */
@@ -312,6 +314,7 @@ export async function composeGateway(options: GatewayComposeOptions): Promise<Co
     log,
     saveAttachment: attachmentSaver(paths.home, clock),
     mediaRefusal: mediaGuard(options.root, options.env.HOME ?? options.env.USERPROFILE),
+    ...(options.changed ? { changed: options.changed } : {}),
   });
 
   let closed = false;

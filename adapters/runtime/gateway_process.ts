@@ -143,7 +143,10 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
       options.log(line);
       live.writer?.soon();
     };
-    const gateway = await composeGateway({ ...options, pid: Deno.pid, log });
+    // A turn starting or ending is written soon, not at the next heartbeat: an
+    // update waiting for the gateway's turns to drain reads these counts.
+    const changed = () => live.writer?.soon();
+    const gateway = await composeGateway({ ...options, pid: Deno.pid, log, changed });
     for (const warning of gateway.warnings) options.warn(warning);
     const record = (): GatewayStateRecord => {
       const status = gateway.status();

@@ -192,15 +192,25 @@ function suffix(): string {
   return crypto.getRandomValues(new Uint32Array(1))[0].toString(36);
 }
 
+/**
+ * The permission bits of a seeded copy of a bundled file whose `stat` gave
+ * `mode`: its own bits, or 0o644 when it has none. A compiled binary's
+ * embedded files report mode 0 (and Windows none), which copied as they are
+ * would make the skill unreadable.
+ */
+export function seededFileMode(mode: number | null): number {
+  const bits = (mode ?? 0) & 0o777;
+  return bits === 0 ? 0o644 : bits;
+}
+
 async function copyTree(from: string, to: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true, mode: 0o700 });
   for (const rel of await listFiles(from)) {
     const target = join(to, rel);
     await Deno.mkdir(dirname(target), { recursive: true, mode: 0o700 });
     const source = join(from, rel);
-    const mode = (await Deno.stat(source)).mode;
     await Deno.writeFile(target, await Deno.readFile(source), {
-      mode: mode === null ? 0o644 : mode & 0o777,
+      mode: seededFileMode((await Deno.stat(source)).mode),
     });
   }
 }

@@ -106,6 +106,8 @@ export interface ChatSessionHost {
   opened(session: ChatSession): void;
   /** The most messages that may wait behind a running turn. */
   maxQueued: number;
+  /** Told when a turn starts or ends or the queue changes: the runner's counts moved. */
+  changed?(): void;
 }
 
 /** A message taken in, waiting or being answered. */
@@ -248,6 +250,7 @@ export class ChatSession {
       this.#interruptAll();
       item.preface = "Stopped the running turn.";
       this.#queue.push(item);
+      this.#host.changed?.();
       return;
     }
     if (this.#current) {
@@ -256,11 +259,13 @@ export class ChatSession {
         return;
       }
       this.#queue.push(item);
+      this.#host.changed?.();
       // A turn already stopped is only winding down: the message is next, so it needs no notice.
       if (!this.#current.stopped) this.#host.reply(message, QUEUED_TEXT, { ack: true });
       return;
     }
     this.#queue.push(item);
+    this.#host.changed?.();
     this.#loop ??= this.#run();
   }
 
@@ -324,6 +329,7 @@ export class ChatSession {
   #interruptAll(): number {
     const current = this.#current;
     const dropped = this.#queue.splice(0);
+    if (dropped.length > 0) this.#host.changed?.();
     if (current && !current.stopped) {
       current.stopped = true;
       current.controller.abort();
@@ -368,12 +374,14 @@ export class ChatSession {
       while (this.#queue.length > 0 && !this.#closing) {
         const item = this.#queue.shift()!;
         this.#current = item;
+        this.#host.changed?.();
         try {
           await this.#answer(item);
         } catch (error) {
           this.#host.log(`${this.key}: answering failed: ${errorText(error)}`);
         } finally {
           this.#current = undefined;
+          this.#host.changed?.();
           // What a shutdown interrupted stays owed: it is answered at the next start.
           if (!this.#closing || item.settled) this.#settle(item);
         }

@@ -123,6 +123,12 @@ export interface GatewayRunnerOptions {
    * undefined when it may be. Without it every file may be sent.
    */
   mediaRefusal?(path: string): string | undefined;
+  /**
+   * Told when a turn starts or ends or a message starts waiting: what
+   * {@link GatewayRunner.status} counts changed (the process writes its state
+   * file then, so `herald update` sees a running turn at once).
+   */
+  changed?(): void;
 }
 
 /** What {@link GatewayRunner.status} reports. */
@@ -379,6 +385,7 @@ export class GatewayRunner {
         log: this.#options.log,
         opened: () => this.#bound(),
         maxQueued: this.#maxQueued,
+        changed: () => this.#options.changed?.(),
       });
     }
     this.#chats.set(key, chat);

@@ -10,28 +10,23 @@
  * `HERALD_UPDATE_COMMAND` replaces `herald update --yes` (the `--branch` arguments
  * are still appended), `HERALD_GATEWAY_RESTART_COMMAND` replaces
  * `herald gateway restart`; `HERALD_CHECKOUT` names the checkout whose
- * branch an update follows (default: the source tree this server runs from).
+ * branch an update follows (default: the checkout this server runs from; a
+ * compiled binary has none, so its update runs without `--branch`).
  *
  * @module
  */
 
 import type { Hono } from "hono";
-import { fileURLToPath } from "node:url";
 import type { ServerDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { isDirectory } from "../../adapters/fs/mod.ts";
+import { heraldCheckout } from "../../adapters/process/mod.ts";
 import { type ActionKind, ActionRunner } from "../action_runner.ts";
 import { checkoutHead } from "../_git.ts";
 import { childEnv, commandFromEnv } from "../_cli.ts";
 import { intQuery, jsonBody } from "../_input.ts";
 
 const KINDS: readonly ActionKind[] = ["herald-update", "gateway-restart"];
-
-/** The source tree this module runs from, when it runs from files (not a compiled binary's image). */
-function sourceCheckout(): string | undefined {
-  const url = new URL("../../", import.meta.url);
-  return url.protocol === "file:" ? fileURLToPath(url).replace(/[\\/]$/, "") : undefined;
-}
 
 /** Registers the actions routes. */
 export function registerActionsRoutes(app: Hono, deps: ServerDeps): void {
@@ -45,7 +40,7 @@ export function registerActionsRoutes(app: Hono, deps: ServerDeps): void {
       "update",
       "--yes",
     ]);
-    const checkout = deps.env.HERALD_CHECKOUT?.trim() || sourceCheckout();
+    const checkout = deps.env.HERALD_CHECKOUT?.trim() || heraldCheckout();
     const started = runner.start("herald-update", async () => {
       const head = checkout
         ? await checkoutHead(checkout)

@@ -20,13 +20,21 @@ import {
   writeUpdateReceipt,
 } from "../../adapters/install/update.ts";
 import { type InstallFacts, runUpdate, type UpdateReceipt } from "../../core/usecases/update.ts";
+import { pathExists } from "../../adapters/fs/read.ts";
+import { gatewayFiles } from "../../adapters/channels/gateway_files.ts";
+import { startModelServer } from "../fakes/model_server.ts";
+import { startFakeTelegram } from "../fakes/telegram_api.ts";
+import { runGateway, telegramHome, until, WAIT_MS } from "./_gateway.ts";
 
-/** The files this feature adds; overlaid on the clone while the lead has not committed them. */
+/** The update's own files, copied from the working tree into the clone so an uncommitted change to them is tested too. */
 const OWN_FILES = [
   "core/usecases/update.ts",
   "adapters/install/update.ts",
   "cli/commands/update.ts",
 ];
+
+/** The Telegram user of the gateway test. */
+const USER = 42;
 
 /** The deno cache of the machine, so the clone downloads nothing. */
 const DENO_DIR = await denoDir();
@@ -57,22 +65,13 @@ interface Fixture {
 }
 
 /**
- * origin: a clone of this checkout with the update command committed;
+ * origin: a clone of this checkout with the working tree's update files committed;
  * install: a clone of origin with its npm dependencies, as install.sh leaves it.
  */
 async function fixture(root: string): Promise<Fixture> {
   const origin = join(root, "origin"), install = join(root, "install"), home = join(root, "home");
   await git(root, "clone", "-q", REPO_ROOT, origin);
   for (const file of OWN_FILES) await Deno.copyFile(join(REPO_ROOT, file), join(origin, file));
-  const app = join(origin, "cli", "app.ts");
-  let text = await Deno.readTextFile(app);
-  if (!text.includes("registerUpdate")) {
-    text = text.replace(
-      'import { registerDesktop } from "./commands/desktop.ts";\n',
-      '$&import { registerUpdate } from "./commands/update.ts";\n',
-    ).replace("  registerDesktop(program, context);\n", "$&  registerUpdate(program, context);\n");
-    await Deno.writeTextFile(app, text);
-  }
   await git(origin, "add", "-A");
   await git(origin, "commit", "-q", "--allow-empty", "-m", "the update command");
   await git(root, "clone", "-q", origin, install);
@@ -499,10 +498,22 @@ Deno.test("a release binary is replaced by the verified new one, else kept", asy
       old,
     );
 
-    // A good one replaces it, stamp included.
+    // An old binary that cannot be kept aside stops the update before the binary is touched.
+    const blocked = "5".repeat(40);
+    await writeRelease(release, blocked, true);
+    await Deno.mkdir(join(install, "bin", "herald.previous", "held"), { recursive: true });
+    await assert.rejects(update(), /rolled back: /);
+    assert.match(await version(), /\(111111111111\)/);
+    assert.equal(await pathExists(`${binary}.new`), false);
+    await Deno.remove(join(install, "bin", "herald.previous"), { recursive: true });
+
+    // A good one replaces it, stamp included; the old binary is kept whole as
+    // .previous: the very file that ran, never a copy that could stop halfway.
     const good = "4".repeat(40);
     await writeRelease(release, good, true);
+    const ran = (await Deno.stat(binary)).ino;
     const outcome = await update();
+    assert.equal((await Deno.stat(`${binary}.previous`)).ino, ran);
     assert.equal(outcome.result, "updated");
     assert.match(await version(), /\(444444444444\)/);
     assert.equal(
@@ -530,4 +541,87 @@ Deno.test("release files are fetched only over https (or plain http to this mach
   assert.equal(secureReleaseUrl("http://127.0.0.1@evil.example/r"), false);
   assert.equal(secureReleaseUrl("ftp://example.com/r"), false);
   assert.equal(secureReleaseUrl("not a url"), false);
+});
+
+Deno.test("a running gateway is restarted on the new code only after its in-flight turn has answered", async () => {
+  await using dir = await tempDir();
+  const f = await fixture(dir.path);
+  await using telegram = await startFakeTelegram();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  await using model = await startModelServer({
+    replies: [{ text: "The slow answer", waitFor: held }, { text: "Answer from the new code" }],
+  });
+  await telegramHome(f.home, model.openaiBaseUrl, [USER]);
+  const env = { TELEGRAM_API_BASE: telegram.baseUrl, DENO_DIR };
+  const bot = telegram.bot();
+  const old = await runGateway({ root: f.home, profileHome: f.home, env });
+  let oldEnded = false;
+  const oldEnd = old.child.status.then(() => oldEnded = true);
+  try {
+    bot.userSays(USER, USER, "take your time");
+    await until(
+      "the turn to reach the model",
+      () => Promise.resolve(model.requests.length || undefined),
+    );
+    const to = await commitOnOrigin(f, "new", (o) => Deno.writeTextFile(join(o, "NEW.md"), "n\n"));
+
+    const update = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", "--quiet", join(f.install, "cli", "main.ts"), "update", "--yes"],
+      cwd: f.root,
+      clearEnv: true,
+      env: { ...ENV_BASE, HOME: f.root, HERALD_HOME: f.home, NO_COLOR: "1", ...env },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const stdout = new Response(update.stdout).text();
+    let stderr = "";
+    const pumped = (async () => {
+      for await (const text of update.stderr.pipeThrough(new TextDecoderStream())) stderr += text;
+    })();
+    await until(
+      "the update to wait for the turn",
+      () => Promise.resolve(/waiting for 1 turn\(s\) to finish/.test(stderr) || undefined),
+    );
+    // The new code is in place, and the old gateway still runs its turn.
+    assert.equal(await git(f.install, "rev-parse", "HEAD"), to);
+    assert.equal(
+      oldEnded,
+      false,
+      `the gateway was stopped during its turn:\n${stderr}\n${old.stdout()}\n${old.stderr()}`,
+    );
+    release();
+    const [answered] = await bot.waitForSent((m) => m.text === "The slow answer", {
+      timeoutMs: WAIT_MS,
+    });
+    assert.ok(answered);
+    const status = await update.status;
+    await pumped;
+    assert.equal(status.code, 0, stderr + (await stdout));
+    assert.match(await stdout, /gateway/i);
+    await oldEnd;
+
+    // A new gateway runs, started by the update, and answers.
+    const state = await until("the restarted gateway", async () => {
+      const now = await gatewayFiles(f.home).readState();
+      return now?.status === "running" && now.pid !== old.child.pid ? now : undefined;
+    });
+    bot.userSays(USER, USER, "still there?");
+    await bot.waitForSent((m) => m.text === "Answer from the new code", { timeoutMs: WAIT_MS });
+    const receipt = JSON.parse(
+      await Deno.readTextFile(join(f.home, "logs", "update_receipts", "latest.json")),
+    );
+    assert.deepEqual(
+      receipt.gateways.map((g: { profile: string; ok: boolean }) => [g.profile, g.ok]),
+      [
+        ["default", true],
+      ],
+    );
+    assert.ok(state.pid);
+  } finally {
+    release();
+    await herald(f, ["gateway", "stop"], env);
+    await old.kill();
+  }
 });

@@ -76,6 +76,8 @@ export interface ScriptedAnswer {
   delayMs?: number;
   /** Stall the answer (see {@link ScriptedHang}). */
   hang?: ScriptedHang;
+  /** Hold the answer until this settles: a turn that is running for as long as a test needs. */
+  waitFor?: Promise<unknown>;
   /** Never set on an answer; `status` marks a {@link ScriptedError}. */
   status?: undefined;
 }
@@ -237,6 +239,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return reply.scriptedError(scripted);
     }
     if (scripted.hang === "before-response") await sleep(Infinity, signal);
+    if (scripted.waitFor) {
+      await Promise.race([scripted.waitFor, sleep(Infinity, signal)]).catch(() => {});
+    }
     if (signal.aborted) return reply.stalled();
 
     const fields = body as { model?: unknown; stream?: unknown; stream_options?: unknown };
