@@ -16,9 +16,10 @@ export const ENTRY = "cli/main.ts";
 
 /**
  * Files the program reads at run time from beside its modules, embedded
- * with `--include` as they are (adapters/skills/seed.ts's bundled skills).
+ * with `--include` as they are (adapters/skills/seed.ts's bundled skills;
+ * the installers, whose install.sh the desktop bootstrap copies out and runs).
  */
-export const EMBEDDED_FOLDERS: readonly string[] = ["adapters/skills/bundled"];
+export const EMBEDDED_FOLDERS: readonly string[] = ["adapters/skills/bundled", "installers"];
 
 /**
  * What `--include` gets for one {@link LAZY_MODULES} entry: a repository

@@ -1,7 +1,8 @@
 /**
  * Rung 6 of the desktop bootstrap resolver: finding the staged installer
- * (the `installer` option, the checkout's `installers/install.sh`, else a
- * download from `HERALD_INSTALLER_URL`) and running it: `install.sh
+ * (the `installer` option, the checkout's `installers/install.sh`, a copy of
+ * the install.sh embedded in a compiled binary, else a download from
+ * `HERALD_INSTALLER_URL`) and running it: `install.sh
  * --manifest`, then `install.sh --stage <name> --json --non-interactive` per
  * stage, with progress events, the output ring, and every failure reported
  * through the caller's `fail` (which latches it). Then the install it made
@@ -13,8 +14,16 @@
  */
 
 import { dirname, join } from "node:path";
-import { pathExists } from "../fs/read.ts";
+import { fileURLToPath } from "node:url";
+import { missing, pathExists } from "../fs/read.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
+import { redactUrl } from "../../core/config/redact.ts";
+import {
+  fetchSecure,
+  MAX_SECURE_REDIRECTS,
+  type SecureFetch,
+  secureReleaseUrl,
+} from "./release_url.ts";
 import { readMarker, stampDesktopVersion } from "./marker.ts";
 import { HeraldError } from "../../core/errors.ts";
 import {
@@ -27,7 +36,7 @@ import {
   parseManifest,
   type RungAnswer,
 } from "../../core/desktop/bootstrap.ts";
-import { type ChildResult, runChild } from "./_bootstrap_child.ts";
+import { type ChildResult, runChild } from "./_child.ts";
 import { isExecutableFile, type ResolverEnv } from "./_bootstrap_runtime.ts";
 
 /** How long `install.sh --manifest` may take (ms). */
@@ -35,20 +44,38 @@ export const MANIFEST_TIMEOUT_MS = 30_000;
 /** How long one installer stage may take (ms); npm downloads can be slow. */
 export const STAGE_TIMEOUT_MS = 20 * 60_000;
 
+/**
+ * The installer embedded in a compiled binary (build/compile.ts embeds
+ * `installers/`), found next to this code: inside a binary a file of its
+ * read-only embedded folder (which can be read but not run in place), from
+ * source the checkout's own file.
+ */
+export const EMBEDDED_INSTALLER: string = fileURLToPath(
+  new URL("../../installers/install.sh", import.meta.url),
+);
+
 /** Where {@link installerCommand} looks for the installer. */
 export interface InstallerSource {
   /** The installer command given as an option (program first); wins when set. */
   installer?: string[];
   /** The running checkout, whose `installers/install.sh` comes next. */
   checkout: string | undefined;
+  /**
+   * The embedded install.sh, copied out and run when there is no checkout's
+   * script; default {@link EMBEDDED_INSTALLER}, `null` for none.
+   */
+  embedded?: string | null;
   /** Read for `HERALD_INSTALLER_URL`, the download used last. */
   env: ResolverEnv;
-  /** The install folder; a download is saved beside it. */
+  /** The install folder; a copy or a download is saved beside it. */
   installDir: string;
 }
 
 /**
- * The installer command: the option, else the checkout's install.sh, else a download.
+ * The installer command, the first of: the `installer` option, the
+ * checkout's `installers/install.sh`, a copy of the embedded install.sh (run
+ * with `sh`), a download from `HERALD_INSTALLER_URL`. A copy and a download
+ * both go to {@link installerCopyPath}.
  *
  * @throws HeraldError (`desktop_installer_unsupported`) on Windows, (`desktop_installer_missing`)
  *   when there is nothing to run, and what {@link downloadInstaller} throws.
@@ -67,47 +94,104 @@ export async function installerCommand(source: InstallerSource): Promise<string[
   if (script && await pathExists(script)) {
     return await isExecutableFile(script) ? [script] : ["bash", script];
   }
+  const embedded = source.embedded === undefined ? EMBEDDED_INSTALLER : source.embedded;
+  const bytes = embedded ? await readIfThere(embedded) : undefined;
+  if (bytes) return ["sh", await placeInstaller(bytes, source.installDir)];
   const url = source.env.HERALD_INSTALLER_URL?.trim();
   if (!url) {
     throw new HeraldError(
       "desktop_installer_missing",
       "state",
       "No Herald is installed and there is no installer to run: this Herald has no checkout " +
-        "with installers/install.sh; set HERALD_INSTALLER_URL to the install.sh to download",
+        "with installers/install.sh and no embedded copy; set HERALD_INSTALLER_URL to the " +
+        "https address of install.sh to download",
     );
   }
   return [await downloadInstaller(url, source.installDir)];
 }
 
+/** Where a copied or downloaded installer is saved: `<dirname(installDir)>/.herald-install.sh`. */
+export function installerCopyPath(installDir: string): string {
+  return join(dirname(installDir), ".herald-install.sh");
+}
+
+/** The bytes of `path`, or undefined when there is no such file. */
+async function readIfThere(path: string): Promise<Uint8Array | undefined> {
+  try {
+    return await Deno.readFile(path);
+  } catch (error) {
+    if (missing(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Writes `bytes` to {@link installerCopyPath} (0755, atomically); returns the path. */
+async function placeInstaller(bytes: Uint8Array, installDir: string): Promise<string> {
+  const path = installerCopyPath(installDir);
+  await Deno.mkdir(dirname(path), { recursive: true });
+  await writeFileAtomic(path, bytes, { mode: 0o755, forceMode: true });
+  return path;
+}
+
 /**
- * Downloads the installer from `url` (http or https) to
- * `<dirname(installDir)>/.herald-install.sh`, executable; returns the path.
+ * Downloads the installer from `url` to {@link installerCopyPath},
+ * executable; returns the path. The URL must be https (plain http only to
+ * this machine, see secureReleaseUrl), and so must every redirect: the
+ * script runs unverified, as the user.
+ *
+ * @throws HeraldError (`desktop_installer_url`) for an insecure URL or redirect,
+ *   (`desktop_installer_download`) when the download fails.
  */
 export async function downloadInstaller(url: string, installDir: string): Promise<string> {
-  if (!/^https?:\/\//.test(url)) {
+  const shown = redactUrl(url);
+  if (!secureReleaseUrl(url)) {
     throw new HeraldError(
       "desktop_installer_url",
       "usage",
-      `HERALD_INSTALLER_URL must be an http or https URL, not "${url}"`,
+      `HERALD_INSTALLER_URL=${shown} is not https: a script fetched over plain http can be ` +
+        "changed on the way and would run as you; set HERALD_INSTALLER_URL to the https " +
+        "address of install.sh (plain http only to this machine: 127.x, localhost, [::1])",
     );
   }
-  const response = await fetch(url, { signal: AbortSignal.timeout(MANIFEST_TIMEOUT_MS) });
+  let fetched: SecureFetch;
+  try {
+    fetched = await fetchSecure(url, { signal: AbortSignal.timeout(MANIFEST_TIMEOUT_MS) });
+  } catch (error) {
+    throw new HeraldError(
+      "desktop_installer_download",
+      "unavailable",
+      `Downloading the installer from ${shown} failed (${redactUrl(String(error))}); check ` +
+        "HERALD_INSTALLER_URL and the network, then start again",
+    );
+  }
+  if (fetched.kind === "insecure-redirect") {
+    throw new HeraldError(
+      "desktop_installer_url",
+      "usage",
+      `HERALD_INSTALLER_URL=${shown}: ${redactUrl(fetched.from)} redirects to ` +
+        `${redactUrl(fetched.to) || "nowhere"}, which is not https, so the installer was not ` +
+        "downloaded; set HERALD_INSTALLER_URL to the final https address of install.sh",
+    );
+  }
+  if (fetched.kind === "too-many-redirects") {
+    throw new HeraldError(
+      "desktop_installer_download",
+      "unavailable",
+      `HERALD_INSTALLER_URL=${shown} redirects more than ${MAX_SECURE_REDIRECTS} times; set it ` +
+        "to the final https address of install.sh",
+    );
+  }
+  const { response } = fetched;
   if (!response.ok) {
     await response.body?.cancel();
     throw new HeraldError(
       "desktop_installer_download",
       "unavailable",
-      `Downloading the installer from ${url} failed with HTTP ${response.status}; check ` +
-        "HERALD_INSTALLER_URL and the network, then start again",
+      `Downloading the installer from ${redactUrl(fetched.url)} failed with HTTP ` +
+        `${response.status}; check HERALD_INSTALLER_URL and the network, then start again`,
     );
   }
-  const path = join(dirname(installDir), ".herald-install.sh");
-  await Deno.mkdir(dirname(path), { recursive: true });
-  await writeFileAtomic(path, new Uint8Array(await response.arrayBuffer()), {
-    mode: 0o755,
-    forceMode: true,
-  });
-  return path;
+  return await placeInstaller(new Uint8Array(await response.arrayBuffer()), installDir);
 }
 
 /** One run of the staged installer: what to run, and the resolver's hooks. */
@@ -153,7 +237,7 @@ export async function runInstaller(run: InstallerRun): Promise<RungAnswer> {
       ["--manifest"],
       env,
       run.manifestTimeoutMs ?? MANIFEST_TIMEOUT_MS,
-      (text) => ring.write(text),
+      { onStderr: (text) => ring.write(text) },
     );
   } catch (error) {
     throw await run.fail(
@@ -218,7 +302,7 @@ async function runStage(run: InstallerRun, stage: string, ring: OutputRing): Pro
       ["--stage", stage, "--json", "--non-interactive", ...(run.installerArgs ?? [])],
       run.env,
       timeoutMs,
-      (text) => lines(ring.write(text)),
+      { onStderr: (text) => lines(ring.write(text)) },
     );
   } catch (error) {
     failure = `the installer cannot be started (${(error as Error).message})`;

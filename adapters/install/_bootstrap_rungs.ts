@@ -24,10 +24,11 @@ import {
 } from "../../core/desktop/bootstrap.ts";
 import {
   installRuntimeOf,
-  isExecutableFile,
   PACKAGE_PATHS,
   PROBE_TIMEOUT_MS,
   probeVersion,
+  type ProgramFile,
+  programFile,
   type ResolverEnv,
   runtimeOf,
   samePath,
@@ -131,8 +132,9 @@ export async function installedPackageRung(ctx: RungContext): Promise<RungAnswer
   ].filter((path): path is string => !!path);
   const reasons: string[] = [];
   for (const path of candidates) {
-    if (!await isExecutableFile(path)) {
-      reasons.push(`${path} is not there`);
+    const file = await programFile(path);
+    if (file !== "executable") {
+      reasons.push(`${path} ${NOT_A_PROGRAM[file]}`);
       continue;
     }
     const answer = await probed(ctx, "package", [path]);
@@ -144,6 +146,14 @@ export async function installedPackageRung(ctx: RungContext): Promise<RungAnswer
     reason: reasons.length > 0 ? reasons.join("; ") : "no package path for this platform",
   };
 }
+
+/** Why a rung-5 candidate that is not an executable file is passed over. */
+const NOT_A_PROGRAM: Record<Exclude<ProgramFile, "executable">, string> = {
+  "missing": "is not there",
+  "not-executable": "is there but not executable (chmod +x it)",
+  "not-a-file": "is not a file",
+  "unreadable": "cannot be looked at (permission denied)",
+};
 
 /** Answers with `command` as `rung`'s backend when it answers `--version`, else passes. */
 async function probed(

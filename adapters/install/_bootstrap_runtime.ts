@@ -17,7 +17,7 @@ import { missing, pathExists } from "../fs/read.ts";
 import { parseLauncherMarker, shellQuote } from "./launcher.ts";
 import { currentRuntimeFacts, heraldLaunchMode } from "../process/herald_command.ts";
 import { type DesktopEnv, isHeraldVersion } from "../../core/desktop/bootstrap.ts";
-import { type ChildResult, runChild } from "./_bootstrap_child.ts";
+import { type ChildResult, runChild } from "./_child.ts";
 
 /** How long a `--version` probe may take before it is ended (ms). */
 export const PROBE_TIMEOUT_MS = 20_000;
@@ -44,9 +44,38 @@ export function installDirOf(env: ResolverEnv): string {
 /** The result of a `--version` probe. */
 export type VersionProbe = { ok: true; version: string } | { ok: false; reason: string };
 
+/** How much of a failed probe's stderr its reason quotes: the last lines, at most this many characters. */
+export const PROBE_STDERR_CHARS = 300;
+/** How many of the last stderr lines a failed probe's reason quotes. */
+const PROBE_STDERR_LINES = 2;
+
+/**
+ * The end of a stream's text, kept bounded while it arrives: at most
+ * `2 * max` characters held, the last lines (up to `lines`, `max`
+ * characters in all) given back.
+ */
+class TextTail {
+  #text = "";
+  constructor(readonly max: number, readonly lines: number) {}
+
+  /** Adds `text`, dropping what is far enough back. */
+  add(text: string): void {
+    this.#text = (this.#text + text).slice(-2 * this.max);
+  }
+
+  /** The last non-empty lines, joined with " | ", cut to `max` characters from the end. */
+  tail(): string {
+    const kept = this.#text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line)
+      .slice(-this.lines).join(" | ");
+    return kept.length > this.max ? `…${kept.slice(-(this.max - 1))}` : kept;
+  }
+}
+
 /**
  * Runs `command --version` with a timeout; ok when it exits 0 and prints a
- * Herald version line.
+ * Herald version line. A failing exit's reason ends with the last lines of
+ * its stderr (bounded: {@link PROBE_STDERR_CHARS}); they are Herald's own
+ * diagnostics, such as a missing module or a bad config.
  */
 export async function probeVersion(
   command: readonly string[],
@@ -54,8 +83,15 @@ export async function probeVersion(
   timeoutMs: number = PROBE_TIMEOUT_MS,
 ): Promise<VersionProbe> {
   let result: ChildResult;
+  const stderr = new TextTail(PROBE_STDERR_CHARS, PROBE_STDERR_LINES);
   try {
-    result = await runChild(command, ["--version"], env, timeoutMs, undefined, true);
+    result = await runChild(
+      command,
+      ["--version"],
+      env,
+      timeoutMs,
+      { onStderr: (text) => stderr.add(text), endLeftoversAlways: true },
+    );
   } catch (error) {
     return { ok: false, reason: `${command[0]} cannot be started (${(error as Error).message})` };
   }
@@ -64,7 +100,11 @@ export async function probeVersion(
   }
   const line = result.stdout.trim().split("\n")[0] ?? "";
   if (result.code !== 0) {
-    return { ok: false, reason: `\`${command[0]} --version\` exited with ${result.code}` };
+    const said = stderr.tail();
+    return {
+      ok: false,
+      reason: `\`${command[0]} --version\` exited with ${result.code}${said ? `: ${said}` : ""}`,
+    };
   }
   if (!isHeraldVersion(line)) {
     return {
@@ -75,15 +115,25 @@ export async function probeVersion(
   return { ok: true, version: line.trim() };
 }
 
-/** True when `path` is a file with an execute bit; false when it is missing or cannot be seen. */
-export async function isExecutableFile(path: string): Promise<boolean> {
+/** What is at a path that should be a program. */
+export type ProgramFile = "executable" | "not-executable" | "not-a-file" | "missing" | "unreadable";
+
+/** What is at `path`: an executable file, a file without an execute bit, something else, nothing. */
+export async function programFile(path: string): Promise<ProgramFile> {
   try {
     const info = await Deno.stat(path);
-    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+    if (!info.isFile) return "not-a-file";
+    return ((info.mode ?? 0o111) & 0o111) !== 0 ? "executable" : "not-executable";
   } catch (error) {
-    if (missing(error) || error instanceof Deno.errors.PermissionDenied) return false;
+    if (missing(error)) return "missing";
+    if (error instanceof Deno.errors.PermissionDenied) return "unreadable";
     throw error;
   }
+}
+
+/** True when `path` is a file with an execute bit; false when it is missing or cannot be seen. */
+export async function isExecutableFile(path: string): Promise<boolean> {
+  return await programFile(path) === "executable";
 }
 
 /** True when `a` and `b` name the same place (links resolved where they can be). */

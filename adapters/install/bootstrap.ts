@@ -15,11 +15,14 @@
  *   else `<folder>/cli/main.ts` run by Deno (checkout installs);
  * - the installed package (rung 5): `HERALD_DESKTOP_HERALD`, then the shell's bundled binary
  *   (`bundledBinary`), then {@link PACKAGE_PATHS} for this platform;
- * - the installer: the `installer` option, else `<checkout>/installers/install.sh`, else a copy
- *   downloaded from `HERALD_INSTALLER_URL`.
+ * - the installer: the `installer` option, else `<checkout>/installers/install.sh`, else the
+ *   install.sh embedded in a compiled binary (found next to the code, so from source the
+ *   checkout's file) copied out and run with `sh`, else a copy downloaded from
+ *   `HERALD_INSTALLER_URL` (https, or plain http to this machine; redirects likewise). A copy
+ *   or a download goes to `<dirname(install folder)>/.herald-install.sh`.
  *
  * The parts live beside it, private to this folder: `_bootstrap_runtime.ts`
- * (folders, runtimes, the `--version` probe), `_bootstrap_child.ts` (running
+ * (folders, runtimes, the `--version` probe), `_child.ts` (running
  * one child), `_bootstrap_rungs.ts` (rungs 1 to 5), `_bootstrap_installer.ts`
  * (rung 6) and `_bootstrap_latch.ts` (the latch and lock files). Everything
  * callers use is exported from here.
@@ -28,7 +31,8 @@
  */
 
 import { heraldCheckout } from "../process/herald_command.ts";
-import type { HeraldError } from "../../core/errors.ts";
+import { pathExists } from "../fs/read.ts";
+import { HeraldError } from "../../core/errors.ts";
 import {
   type BootstrapEvent,
   bootstrapFailedError,
@@ -50,7 +54,7 @@ import {
 import { installerCommand, runInstaller } from "./_bootstrap_installer.ts";
 import { FailureLatch, withBootstrapLock } from "./_bootstrap_latch.ts";
 
-export { EOF_GRACE_MS } from "./_bootstrap_child.ts";
+export { EOF_GRACE_MS } from "./_child.ts";
 export {
   denoFor,
   installDirOf,
@@ -64,6 +68,8 @@ export {
 } from "./_bootstrap_runtime.ts";
 export {
   downloadInstaller,
+  EMBEDDED_INSTALLER,
+  installerCopyPath,
   MANIFEST_TIMEOUT_MS,
   STAGE_TIMEOUT_MS,
 } from "./_bootstrap_installer.ts";
@@ -81,6 +87,11 @@ export interface DesktopResolverOptions {
   deno?: string;
   /** The installer command (program first); `--manifest` / `--stage ...` are appended. */
   installer?: string[];
+  /**
+   * The embedded install.sh, used when there is no checkout: default
+   * EMBEDDED_INSTALLER (next to the code), `null` for none (tests).
+   */
+  embeddedInstaller?: string | null;
   /** More installer arguments for every stage (`--branch b`, `--commit c`, ...). */
   installerArgs?: string[];
   /** The desktop shell's bundled `herald` binary (rung 5). */
@@ -131,9 +142,23 @@ export class DesktopResolver {
     return await this.#latch.get();
   }
 
-  /** Clears the latched failure (memory and disk); true when there was one. */
+  /**
+   * Clears the latched failure (memory and disk); true when there was one.
+   * Holds the bootstrap lock: a bootstrap of this folder running here or in
+   * another process ends first, and the failure it latched is the one cleared.
+   */
   async reset(): Promise<boolean> {
-    return await this.#latch.reset();
+    // No install folder: no bootstrap has taken its lock, and no failure is on disk.
+    if (!await pathExists(this.installDir)) return await this.#latch.reset();
+    return await withBootstrapLock(
+      this.installDir,
+      this.#lockTimeoutMs(),
+      () => this.#latch.reset(),
+    );
+  }
+
+  #lockTimeoutMs(): number {
+    return this.options.bootstrapLockTimeoutMs ?? BOOTSTRAP_LOCK_TIMEOUT_MS;
   }
 
   /**
@@ -214,11 +239,15 @@ export class DesktopResolver {
     return await installedPackageRung(this.#context());
   }
 
-  /** The installer command: the option, else the checkout's install.sh, else a download. */
+  /**
+   * The installer command: the option, else the checkout's install.sh, else
+   * a copy of the embedded one, else a download.
+   */
   async installer(): Promise<string[]> {
     return await installerCommand({
       installer: this.options.installer,
       checkout: this.#checkout(),
+      embedded: this.options.embeddedInstaller,
       env: this.options.env,
       installDir: this.installDir,
     });
@@ -226,7 +255,8 @@ export class DesktopResolver {
 
   /**
    * Reports `failure` as its stage's `failed` event, latches it (memory and
-   * disk) and returns the error to throw.
+   * disk) and returns the error to throw: the installer's failure also when
+   * the latch file cannot be written (then its message says so).
    */
   async #fail(failure: BootstrapFailure): Promise<HeraldError> {
     this.options.onEvent?.({
@@ -236,7 +266,11 @@ export class DesktopResolver {
       reason: failure.reason,
       output: [...failure.output],
     });
-    await this.#latch.record(failure);
+    try {
+      await this.#latch.record(failure);
+    } catch (error) {
+      return latchNotWritten(bootstrapFailedError(failure), this.#latch.path, error);
+    }
     return bootstrapFailedError(failure);
   }
 
@@ -254,8 +288,7 @@ export class DesktopResolver {
   }
 
   async #lockedBootstrap(): Promise<RungAnswer> {
-    const timeoutMs = this.options.bootstrapLockTimeoutMs ?? BOOTSTRAP_LOCK_TIMEOUT_MS;
-    return await withBootstrapLock(this.installDir, timeoutMs, async () => {
+    return await withBootstrapLock(this.installDir, this.#lockTimeoutMs(), async () => {
       // Another process may have finished, or failed, while this one waited.
       const failure = await this.latched();
       if (failure) throw bootstrapFailedError(failure);
@@ -278,4 +311,19 @@ export class DesktopResolver {
       activeInstall: () => this.activeInstall(),
     });
   }
+}
+
+/**
+ * `error` (the installer's failure) with a note that its latch file `path`
+ * could not be written (`cause`): the failure is latched in this process only.
+ */
+function latchNotWritten(error: HeraldError, path: string, cause: unknown): HeraldError {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return new HeraldError(
+    error.code,
+    error.kind,
+    `${error.message} (the failure could not be kept in ${path}: ${why}; it holds in this ` +
+      "process only, so a restarted desktop runs the installer again)",
+    { details: { ...error.details, latchError: why } },
+  );
 }

@@ -16,6 +16,7 @@ import { heraldCheckout } from "../process/herald_command.ts";
 import { dirname, join, resolve } from "node:path";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { missing } from "../fs/read.ts";
+import { releaseInstallDir } from "./release_dir.ts";
 import { HeraldError } from "../../core/errors.ts";
 
 /** The file name of the main launcher. */
@@ -279,9 +280,23 @@ export async function findOnPath(name: string, env: LauncherEnv): Promise<string
 }
 
 /**
- * Where the installed `herald` launcher is: the first of
+ * Whether `path` is the link installers/install.sh puts on the PATH for a
+ * release install: a symbolic link to a binary of a release install folder.
+ */
+async function isReleaseBinaryLink(path: string): Promise<boolean> {
+  try {
+    if (!(await Deno.lstat(path)).isSymlink) return false;
+    return (await releaseInstallDir(await Deno.realPath(path))) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the installed `herald` command is: the first of
  * `HERALD_BIN_DIR/herald`, each `PATH` folder's `herald`, and
- * `~/.local/bin/herald` that Herald wrote.
+ * `~/.local/bin/herald` that Herald wrote (a launcher, or the link to a
+ * release binary that install.sh writes).
  */
 export async function findInstalledLauncher(env: LauncherEnv): Promise<string | undefined> {
   const candidates = [
@@ -293,6 +308,7 @@ export async function findInstalledLauncher(env: LauncherEnv): Promise<string | 
     const path = join(dir, LAUNCHER_NAME);
     const file = await readLauncher(path).catch(() => undefined);
     if (file?.state === "ours" && file.kind === "herald") return path;
+    if (await isReleaseBinaryLink(path)) return path;
   }
   return undefined;
 }
@@ -434,7 +450,8 @@ export async function planProfileLauncher(
       "launcher_not_installed",
       "state",
       "No herald launcher is installed (looked in HERALD_BIN_DIR, the PATH and ~/.local/bin); " +
-        "run `deno task install` in the Herald checkout first, or create the profile " +
+        "run `deno task install` in the Herald checkout first (or install with " +
+        "installers/install.sh), or create the profile " +
         "without --launcher",
     );
   }

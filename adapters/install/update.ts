@@ -34,6 +34,7 @@ import {
 import { gatewayStatus } from "../../core/usecases/gateway.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { pathExists } from "../fs/read.ts";
+import { fetchSecure, MAX_SECURE_REDIRECTS, secureReleaseUrl } from "./release_url.ts";
 import { redactUrl } from "../../core/config/redact.ts";
 import { listProfiles } from "../home/home.ts";
 import { profilePaths } from "../home/layout.ts";
@@ -44,7 +45,7 @@ import {
   heraldCheckout,
   heraldLaunchMode,
 } from "../process/herald_command.ts";
-import { spawnProcessGroup } from "../process/spawn_group.ts";
+import { runChild } from "./_child.ts";
 
 /** Receipts kept in `logs/update_receipts/` (besides `latest.json`). */
 export const KEEP_RECEIPTS = 20;
@@ -175,36 +176,26 @@ interface Ran {
   timedOut: boolean;
 }
 
-/** Runs `command` as a process group, killed after `timeoutMs`. */
+/** The most stderr kept from a child (its last characters). */
+const STDERR_KEPT = 64 * 1024;
+
+/**
+ * Runs `command` as a process group with exactly `env`, ended after
+ * `timeoutMs` (see runChild: a process it leaves holding its output never
+ * stalls the update); `endLeftovers` also ends what it left behind when it
+ * exited in time (a start probe leaves nothing).
+ */
 async function runBounded(
   command: readonly string[],
-  options: { cwd: string; env: Record<string, string>; timeoutMs: number },
+  options: { cwd: string; env: Record<string, string>; timeoutMs: number; endLeftovers?: boolean },
 ): Promise<Ran> {
-  const group = spawnProcessGroup(command[0], {
-    args: command.slice(1),
+  let stderr = "";
+  const ran = await runChild(command, [], options.env, options.timeoutMs, {
     cwd: options.cwd,
-    env: options.env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
+    onStderr: (text) => stderr = (stderr + text).slice(-STDERR_KEPT),
+    endLeftoversAlways: options.endLeftovers ?? false,
   });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void group.terminate({ graceMs: 2_000 });
-  }, options.timeoutMs);
-  try {
-    const output = await group.child.output();
-    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-    return {
-      code: output.code,
-      stdout: decode(output.stdout),
-      stderr: decode(output.stderr),
-      timedOut,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  return { code: ran.code, stdout: ran.stdout, stderr, timedOut: ran.timedOut };
 }
 
 /** The last few lines of `text`, on one line. */
@@ -232,7 +223,7 @@ async function probeCommand(
 ): Promise<ProbeResult> {
   let version = "";
   for (const arg of ["--version", "--help"]) {
-    const ran = await runBounded([...command, arg], { cwd, env, timeoutMs });
+    const ran = await runBounded([...command, arg], { cwd, env, timeoutMs, endLeftovers: true });
     const what = `herald ${arg}`;
     if (ran.timedOut) {
       return { ok: false, output: `${what} did not answer within ${timeoutMs / 1000} s` };
@@ -493,40 +484,31 @@ class BinarySource implements UpdateSource {
           "server proves nothing; use an https release URL (plain http only to this machine)",
       );
     }
-    // Redirects are followed only while they stay secure.
-    const response = await fetch(url, { redirect: "manual" }).catch((error) => {
+    // Redirects are followed only while they stay secure, every hop.
+    const fetched = await fetchSecure(url).catch((error) => {
       throw new HeraldError(
         "update_download_failed",
         "unavailable",
         `Cannot download ${shown}: ${redactUrl(String(error))}`,
       );
     });
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel();
-      const next = response.headers.get("location");
-      const target = next ? new URL(next, url).href : "";
-      if (!target || !secureReleaseUrl(target)) {
-        throw new HeraldError(
-          "update_insecure_url",
-          "usage",
-          `${shown} redirects to ${redactUrl(target) || "nowhere"}, which is not https`,
-        );
-      }
-      return await this.#fetchBytes(target);
+    if (fetched.kind === "insecure-redirect") {
+      throw new HeraldError(
+        "update_insecure_url",
+        "usage",
+        `${redactUrl(fetched.from)} redirects to ${
+          redactUrl(fetched.to) || "nowhere"
+        }, which is not https`,
+      );
     }
-    return await this.#bytesOf(response, shown);
-  }
-
-  async #fetchBytes(url: string): Promise<Uint8Array> {
-    const shown = redactUrl(url);
-    const response = await fetch(url).catch((error) => {
+    if (fetched.kind === "too-many-redirects") {
       throw new HeraldError(
         "update_download_failed",
         "unavailable",
-        `Cannot download ${shown}: ${redactUrl(String(error))}`,
+        `Cannot download ${shown}: more than ${MAX_SECURE_REDIRECTS} redirects`,
       );
-    });
-    return await this.#bytesOf(response, shown);
+    }
+    return await this.#bytesOf(fetched.response, redactUrl(fetched.url));
   }
 
   async #bytesOf(response: Response, shown: string): Promise<Uint8Array> {
@@ -825,19 +807,5 @@ export function updatePorts(options: UpdatePortsOptions): UpdatePorts {
   };
 }
 
-/**
- * Whether release files may be fetched from `url`: https, or plain http to
- * this machine only (127.x, localhost, [::1]), as installers/install.sh allows.
- */
-export function secureReleaseUrl(url: string): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return false;
-  }
-  if (parsed.protocol === "https:") return true;
-  if (parsed.protocol !== "http:") return false;
-  const host = parsed.hostname;
-  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
-}
+/** Moved to release_url.ts (the desktop bootstrap uses it too); re-exported for callers. */
+export { secureReleaseUrl };

@@ -136,3 +136,30 @@ Deno.test("profile delete leaves a file of the profile's name that Herald did no
   assert.doesNotMatch(deleted.stdout, /launcher/);
   assert.equal(await Deno.readTextFile(join(s.bin, "lab")), "#!/bin/sh\n");
 });
+
+Deno.test("after a release install the link to the binary counts as herald: the profile command runs it with -p", async () => {
+  await using dir = await tempDir();
+  const s = await setup(dir.path, false);
+  // What installers/install.sh leaves for release binaries: the binary in <install>/bin,
+  // install-stamp.json and .install_method "binary" in <install>, a link on the PATH.
+  const install = join(dir.path, "install");
+  await Deno.mkdir(join(install, "bin"), { recursive: true });
+  const binary = join(install, "bin", "herald");
+  await Deno.writeTextFile(binary, '#!/bin/sh\necho "release herald: $*"\n', { mode: 0o755 });
+  await Deno.chmod(binary, 0o755);
+  await Deno.writeTextFile(join(install, "install-stamp.json"), '{"commit":"1234567"}\n');
+  await Deno.writeTextFile(join(install, ".install_method"), "binary\n");
+  await Deno.symlink(binary, join(s.bin, "herald"));
+
+  const created = await herald(s, "profile", "create", "work", "--launcher");
+  assert.equal(created.code, 0, created.stderr);
+  const ran = await new Deno.Command(join(s.bin, "work"), { args: ["status"], stdout: "piped" })
+    .output();
+  assert.equal(new TextDecoder().decode(ran.stdout), "release herald: -p work status\n");
+
+  // A link to any other program is not Herald's.
+  await Deno.remove(join(install, ".install_method"));
+  const refused = await herald(s, "profile", "create", "ops", "--launcher");
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /No herald launcher is installed/);
+});

@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { denoDir, REPO_ROOT, tempDir } from "../_helpers.ts";
 import {
   KEEP_RECEIPTS,
@@ -26,12 +26,17 @@ import { startModelServer } from "../fakes/model_server.ts";
 import { startFakeTelegram } from "../fakes/telegram_api.ts";
 import { runGateway, telegramHome, until, WAIT_MS } from "./_gateway.ts";
 
-/** The update's own files, copied from the working tree into the clone so an uncommitted change to them is tested too. */
-const OWN_FILES = [
-  "core/usecases/update.ts",
-  "adapters/install/update.ts",
-  "cli/commands/update.ts",
-];
+/**
+ * The working tree's changed and new files (`git ls-files -m -o`), so the
+ * clone runs the code under test, committed or not.
+ */
+async function workingTreeChanges(): Promise<{ changed: string[]; deleted: string[] }> {
+  const list = async (...flags: string[]) =>
+    (await git(REPO_ROOT, "ls-files", ...flags, "--exclude-standard")).split("\n").filter(Boolean);
+  const deleted = await list("-d");
+  const changed = (await list("-m", "-o")).filter((file) => !deleted.includes(file));
+  return { changed, deleted };
+}
 
 /** The Telegram user of the gateway test. */
 const USER = 42;
@@ -65,13 +70,18 @@ interface Fixture {
 }
 
 /**
- * origin: a clone of this checkout with the working tree's update files committed;
+ * origin: a clone of this checkout with the working tree's changes committed;
  * install: a clone of origin with its npm dependencies, as install.sh leaves it.
  */
 async function fixture(root: string): Promise<Fixture> {
   const origin = join(root, "origin"), install = join(root, "install"), home = join(root, "home");
   await git(root, "clone", "-q", REPO_ROOT, origin);
-  for (const file of OWN_FILES) await Deno.copyFile(join(REPO_ROOT, file), join(origin, file));
+  const tree = await workingTreeChanges();
+  for (const file of tree.changed) {
+    await Deno.mkdir(dirname(join(origin, file)), { recursive: true });
+    await Deno.copyFile(join(REPO_ROOT, file), join(origin, file));
+  }
+  for (const file of tree.deleted) await Deno.remove(join(origin, file)).catch(() => {});
   await git(origin, "add", "-A");
   await git(origin, "commit", "-q", "--allow-empty", "-m", "the update command");
   await git(root, "clone", "-q", origin, install);
@@ -623,5 +633,139 @@ Deno.test("a running gateway is restarted on the new code only after its in-flig
     release();
     await herald(f, ["gateway", "stop"], env);
     await old.kill();
+  }
+});
+
+/** A release install at `install` whose stand-in binary is at `commit`; returns the binary's path. */
+async function binaryInstall(install: string, commit: string): Promise<string> {
+  await Deno.mkdir(join(install, "bin"), { recursive: true });
+  const binary = join(install, "bin", "herald");
+  await Deno.writeTextFile(binary, fakeBinary(commit), { mode: 0o755 });
+  await Deno.chmod(binary, 0o755);
+  await Deno.writeTextFile(join(install, "install-stamp.json"), JSON.stringify({ commit }));
+  return binary;
+}
+
+Deno.test("a new binary that leaves a process holding its output is not waited on, and what it left is ended", async () => {
+  await using dir = await tempDir();
+  const release = join(dir.path, "release"), install = join(dir.path, "install");
+  const home = join(dir.path, "home");
+  const old = "1".repeat(40), next = "7".repeat(40);
+  // A sleep no other process runs: its argument is the marker pgrep looks for.
+  const marker = `299.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+  await Deno.mkdir(release, { recursive: true });
+  // The new binary answers, but leaves a child holding its stdout and stderr open.
+  const binaryText = `#!/bin/sh\nsleep ${marker} &\n` +
+    `echo "herald 0.2.0 (${next.slice(0, 12)})"\n`;
+  const files: Record<string, string> = {
+    [releaseAsset()]: binaryText,
+    "install-stamp.json": JSON.stringify({
+      commit: next,
+      branch: "main",
+      builtAt: "x",
+      dirty: false,
+    }),
+  };
+  const sums: string[] = [];
+  for (const [name, text] of Object.entries(files)) {
+    const bytes = new TextEncoder().encode(text);
+    sums.push(`${await sha256Hex(bytes)}  ${name}`);
+    await Deno.writeFile(join(release, name), bytes);
+  }
+  await Deno.writeTextFile(join(release, "SHA256SUMS"), sums.join("\n") + "\n");
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    try {
+      return new Response(await Deno.readFile(join(release, new URL(req.url).pathname.slice(1))));
+    } catch {
+      return new Response("missing", { status: 404 });
+    }
+  });
+  try {
+    const binary = await binaryInstall(install, old);
+    await Deno.mkdir(home, { recursive: true });
+    const outcome = await runUpdate({ yes: true }, {
+      ...updatePorts({
+        root: home,
+        env: { PATH: Deno.env.get("PATH") },
+        progress: () => {},
+        probeTimeoutMs: 30_000,
+      }),
+      install: () =>
+        Promise.resolve(
+          {
+            kind: "binary",
+            dir: install,
+            binary,
+            releaseUrl: `http://127.0.0.1:${server.addr.port}`,
+          } satisfies InstallFacts,
+        ),
+    });
+    assert.equal(outcome.result, "updated");
+    const left = await new Deno.Command("pgrep", {
+      args: ["-f", `sleep ${marker}`],
+      stdout: "piped",
+    })
+      .output();
+    assert.equal(new TextDecoder().decode(left.stdout).trim(), "", "the probe's leftover runs on");
+  } finally {
+    await new Deno.Command("pkill", { args: ["-f", `sleep ${marker}`] }).output();
+    await server.shutdown();
+  }
+});
+
+Deno.test("release files follow redirects only while every hop stays https (or on this machine)", async () => {
+  await using dir = await tempDir();
+  const release = join(dir.path, "release"), install = join(dir.path, "install");
+  const home = join(dir.path, "home");
+  const old = "1".repeat(40), next = "6".repeat(40);
+  await writeRelease(release, next, true);
+  // /a/<file> -> /b/<file> -> the file; /x/<file> -> /y/<file> -> plain http elsewhere.
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const [, hop, name] = new URL(req.url).pathname.split("/");
+    const moved = (to: string) => new Response(null, { status: 302, headers: { location: to } });
+    if (hop === "a") return moved(`/b/${name}`);
+    if (hop === "x") return moved(`/y/${name}`);
+    if (hop === "y") return moved(`http://release.example.invalid/${name}`);
+    try {
+      return new Response(await Deno.readFile(join(release, name)));
+    } catch {
+      return new Response("missing", { status: 404 });
+    }
+  });
+  try {
+    const binary = await binaryInstall(install, old);
+    await Deno.mkdir(home, { recursive: true });
+    const update = (hop: string) =>
+      runUpdate({ yes: true }, {
+        ...updatePorts({ root: home, env: { PATH: Deno.env.get("PATH") }, progress: () => {} }),
+        install: () =>
+          Promise.resolve(
+            {
+              kind: "binary",
+              dir: install,
+              binary,
+              releaseUrl: `http://127.0.0.1:${server.addr.port}/${hop}`,
+            } satisfies InstallFacts,
+          ),
+      });
+
+    // The second hop leaves for plain http on another host: refused, nothing changed.
+    await assert.rejects(
+      update("x"),
+      /redirects to http:\/\/release\.example\.invalid\/.*not https/,
+    );
+    assert.equal(
+      JSON.parse(await Deno.readTextFile(join(install, "install-stamp.json"))).commit,
+      old,
+    );
+
+    // Two hops on this machine are followed.
+    assert.equal((await update("a")).result, "updated");
+    assert.equal(
+      JSON.parse(await Deno.readTextFile(join(install, "install-stamp.json"))).commit,
+      next,
+    );
+  } finally {
+    await server.shutdown();
   }
 });

@@ -122,6 +122,16 @@ Deno.test("a gateway restart runs herald gateway restart and reports its exit st
   assert.deepEqual(action.command, [...deps.heraldCommand, "gateway", "restart"]);
   assert.equal(typeof action.exit_code, "number");
   assert.ok(["succeeded", "failed"].includes(String(action.status)));
+  // The restart started a gateway in the background: stop it, or it outlives the test.
+  const [program, ...prefix] = deps.heraldCommand;
+  const stopped = await new Deno.Command(program, {
+    args: [...prefix, "gateway", "stop"],
+    env: { HERALD_HOME: home.path, HOME: home.path },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(stopped.code, 0, new TextDecoder().decode(stopped.stderr));
+  assert.match(new TextDecoder().decode(stopped.stdout), /stopped \(pid \d+\)/);
 });
 
 Deno.test("an action whose program fails or cannot start is reported as failed with the reason", async () => {

@@ -9,7 +9,9 @@ import { join } from "node:path";
 import {
   DesktopResolver,
   type DesktopResolverOptions,
+  EMBEDDED_INSTALLER,
   EOF_GRACE_MS,
+  installerCopyPath,
   probeVersion,
 } from "../../../adapters/install/bootstrap.ts";
 import { markerPath, readMarker } from "../../../adapters/install/marker.ts";
@@ -557,5 +559,250 @@ console.log(r.backend.rung);`;
     assert.equal(new TextDecoder().decode(theirs.stdout).trim(), "bootstrap");
     assert.equal(mine.backend.rung, "bootstrap");
     assert.equal((await f.ran()).filter((line) => line === "--manifest").length, 1);
+  });
+});
+
+Deno.test("the installer is the option, else the checkout's, else a copy of the embedded one, else a download", async () => {
+  await withFixture(async (f) => {
+    const copyPath = installerCopyPath(f.install);
+    assert.equal(copyPath, join(f.dir, ".herald-install.sh"));
+    const requested: string[] = [];
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+      requested.push(new URL(req.url).pathname);
+      return new Response("#!/bin/sh\necho downloaded\n");
+    });
+    try {
+      const url = `http://127.0.0.1:${server.addr.port}/install.sh`;
+      const env = { ...f.env, HERALD_INSTALLER_URL: url };
+      const embedded = join(f.dir, "embedded", "install.sh");
+      await Deno.mkdir(join(f.dir, "embedded"));
+      await Deno.writeTextFile(embedded, "#!/bin/sh\necho embedded\n", { mode: 0o644 });
+      const checkout = join(f.dir, "checkout");
+      await Deno.mkdir(join(checkout, "installers"), { recursive: true });
+      const checkoutScript = join(checkout, "installers", "install.sh");
+      await Deno.writeTextFile(checkoutScript, "#!/bin/sh\n", { mode: 0o644 });
+      const installer = (extra: Partial<DesktopResolverOptions>) =>
+        new DesktopResolver(f.options({ env, installer: undefined, ...extra })).installer();
+
+      assert.deepEqual(await installer({ installer: ["x", "y"], checkout }), ["x", "y"]);
+      assert.deepEqual(await installer({ checkout, embeddedInstaller: embedded }), [
+        "bash",
+        checkoutScript,
+      ]);
+      assert.equal(await pathExists(copyPath), false);
+
+      // No checkout: the embedded script, copied out (0755) and run with sh; the URL is not used.
+      assert.deepEqual(await installer({ embeddedInstaller: embedded }), ["sh", copyPath]);
+      assert.equal(await Deno.readTextFile(copyPath), "#!/bin/sh\necho embedded\n");
+      assert.equal((await Deno.stat(copyPath)).mode! & 0o777, 0o755);
+      assert.deepEqual(requested, []);
+
+      // By default the embedded script is found next to the code: from source, this checkout's.
+      assert.equal(
+        EMBEDDED_INSTALLER,
+        new URL("../../../installers/install.sh", import.meta.url).pathname,
+      );
+      assert.deepEqual(await installer({}), ["sh", copyPath]);
+      assert.equal(await Deno.readTextFile(copyPath), await Deno.readTextFile(EMBEDDED_INSTALLER));
+
+      // No embedded script: the download.
+      for (const none of [null, join(f.dir, "no-such-install.sh")]) {
+        await Deno.remove(copyPath);
+        assert.deepEqual(await installer({ embeddedInstaller: none }), [copyPath]);
+        assert.equal(await Deno.readTextFile(copyPath), "#!/bin/sh\necho downloaded\n");
+      }
+      assert.deepEqual(requested, ["/install.sh", "/install.sh"]);
+
+      await assert.rejects(
+        () =>
+          new DesktopResolver(f.options({ installer: undefined, embeddedInstaller: null }))
+            .installer(),
+        (error: HeraldError) =>
+          error.code === "desktop_installer_missing" && /HERALD_INSTALLER_URL/.test(error.message),
+      );
+    } finally {
+      await server.shutdown();
+    }
+  });
+});
+
+Deno.test("HERALD_INSTALLER_URL must be https (plain http only to this machine), and so must its redirects", async () => {
+  await withFixture(async (f) => {
+    const requested: string[] = [];
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+      const path = new URL(req.url).pathname;
+      requested.push(path);
+      if (path === "/away") {
+        return new Response(null, {
+          status: 302,
+          headers: { location: "http://user:secret@example.com/install.sh" },
+        });
+      }
+      if (path === "/near") return new Response(null, { status: 301, headers: { location: "/x" } });
+      return new Response("#!/bin/sh\necho ok\n");
+    });
+    try {
+      const base = `http://127.0.0.1:${server.addr.port}`;
+      const download = (url: string) =>
+        new DesktopResolver(
+          f.options({
+            env: { ...f.env, HERALD_INSTALLER_URL: url },
+            installer: undefined,
+            embeddedInstaller: null,
+          }),
+        ).installer();
+      const copy = installerCopyPath(f.install);
+
+      const plain = await download("http://user:secret@example.com/install.sh").then(
+        () => undefined,
+        (e) => e,
+      );
+      assert.ok(plain instanceof HeraldError, String(plain));
+      assert.equal(plain.code, "desktop_installer_url");
+      assert.match(plain.message, /is not https.*set HERALD_INSTALLER_URL to the https address/);
+      assert.doesNotMatch(plain.message, /secret/);
+      assert.equal(await pathExists(copy), false);
+
+      const away = await download(`${base}/away`).then(() => undefined, (e) => e);
+      assert.ok(away instanceof HeraldError, String(away));
+      assert.equal(away.code, "desktop_installer_url");
+      assert.match(
+        away.message,
+        /redirects to http:\/\/user:…@example\.com\/install\.sh.*not https/,
+      );
+      assert.match(away.message, /final https address/);
+      assert.doesNotMatch(away.message, /secret/);
+      assert.equal(await pathExists(copy), false);
+
+      // A redirect that stays on this machine is followed.
+      assert.deepEqual(await download(`${base}/near`), [copy]);
+      assert.equal(await Deno.readTextFile(copy), "#!/bin/sh\necho ok\n");
+      assert.deepEqual(requested, ["/away", "/near", "/x"]);
+    } finally {
+      await server.shutdown();
+    }
+  });
+});
+
+Deno.test("a failing --version probe quotes the end of its stderr, bounded", async () => {
+  await withFixture(async (f) => {
+    const failing = join(f.dir, "failing");
+    await Deno.writeTextFile(
+      failing,
+      "#!/bin/sh\necho 'first line' >&2\necho 'error: Module not found \"x.ts\"' >&2\n" +
+        "echo 'at cli/main.ts:3' >&2\nexit 4\n",
+      { mode: 0o755 },
+    );
+    const probe = await probeVersion([failing], f.env);
+    assert.ok(!probe.ok);
+    assert.equal(
+      probe.reason,
+      `\`${failing} --version\` exited with 4: error: Module not found "x.ts" | at cli/main.ts:3`,
+    );
+
+    const loud = join(f.dir, "loud");
+    await Deno.writeTextFile(
+      loud,
+      "#!/bin/sh\ni=0\nwhile [ $i -lt 2000 ]; do printf 'xxxxxxxxxx'; i=$((i+1)); done >&2\n" +
+        "echo ' the end' >&2\nexit 1\n",
+      { mode: 0o755 },
+    );
+    const bounded = await probeVersion([loud], f.env);
+    assert.ok(!bounded.ok);
+    assert.match(bounded.reason, /exited with 1: …x+ the end$/);
+    assert.ok(bounded.reason.length < failing.length + 400, `${bounded.reason.length} characters`);
+  });
+});
+
+Deno.test("rung 5 tells a missing package binary from one that is not executable", async () => {
+  await withFixture(async (f) => {
+    const plain = join(f.dir, "plain-herald");
+    await Deno.writeTextFile(plain, "#!/bin/sh\necho 'herald 1.0 (abc)'\n", { mode: 0o644 });
+    await Deno.chmod(plain, 0o644);
+    const gone = join(f.dir, "gone-herald");
+    const answer = await new DesktopResolver(f.options({ packagePaths: [gone, plain, f.dir] }))
+      .installedPackage();
+    assert.ok(!answer.answered);
+    assert.equal(
+      answer.reason,
+      `${gone} is not there; ${plain} is there but not executable (chmod +x it); ` +
+        `${f.dir} is not a file`,
+    );
+  });
+});
+
+Deno.test("when the failure cannot be written to disk, the installer's failure is still what is thrown", async () => {
+  await withFixture(async (f) => {
+    // The failing stage leaves a folder where the latch file goes, so writing it fails.
+    await Deno.writeTextFile(
+      f.installer,
+      FAKE_INSTALLER.replace(
+        'if [ "$stage" = "$FAKE_FAIL" ]; then\n',
+        'if [ "$stage" = "$FAKE_FAIL" ]; then\n  mkdir -p "$HERALD_INSTALL_DIR/.herald-bootstrap-failed/x"\n',
+      ),
+    );
+    const events: BootstrapEvent[] = [];
+    const resolver = new DesktopResolver(
+      f.options({ env: { ...f.env, FAKE_FAIL: "two" }, onEvent: (e) => events.push(e) }),
+    );
+    const error = await resolver.resolve().then(() => undefined, (e) => e);
+    assert.ok(error instanceof HeraldError, String(error));
+    assert.equal(error.code, "desktop_bootstrap_failed");
+    assert.match(error.message, /stage "two".*exit code 3/);
+    assert.match(
+      error.message,
+      /could not be kept in .*\.herald-bootstrap-failed.*this process only/,
+    );
+    const failed = events.at(-1)!;
+    assert.ok(failed.type === "stage" && failed.state === "failed" && failed.stage === "two");
+    // Latched in memory all the same: asked again, nothing runs.
+    const ran = await f.ran();
+    assert.equal((await resolver.latched())?.stage, "two");
+    await assert.rejects(() => resolver.resolve(), /stage "two"/);
+    assert.deepEqual(await f.ran(), ran);
+  });
+});
+
+Deno.test("a reset waits for another process's bootstrap, so it clears the failure that bootstrap latched", async () => {
+  await withFixture(async (f) => {
+    // With no install folder there is nothing to wait for, and a reset makes no folder.
+    assert.equal(await new DesktopResolver(f.options()).reset(), false);
+    assert.equal(await pathExists(f.install), false);
+    const go = join(f.dir, "go");
+    await Deno.writeTextFile(
+      f.installer,
+      FAKE_INSTALLER.replace(
+        'stage="$2"\n',
+        `stage="$2"\nif [ "$stage" = one ]; then while [ ! -e '${go}' ]; do sleep 0.05; done; fi\n`,
+      ),
+    );
+    const module = new URL("../../../adapters/install/bootstrap.ts", import.meta.url).href;
+    const config = new URL("../../../deno.json", import.meta.url).pathname;
+    const code = `import { DesktopResolver } from ${JSON.stringify(module)};
+const options = JSON.parse(Deno.env.get("RESOLVER_OPTIONS"));
+const r = await new DesktopResolver(options).resolve().then(() => "resolved", (e) => e.code);
+console.log(r);`;
+    const env = { ...f.env, FAKE_FAIL: "two" };
+    const other = new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--config", config, code],
+      env: { RESOLVER_OPTIONS: JSON.stringify({ ...f.options({ env }) }), NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    // The other process holds the lock once its stage one runs.
+    for (let i = 0; i < 600 && !(await f.ran()).some((l) => l.startsWith("--stage one")); i++) {
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    assert.ok((await f.ran()).some((l) => l.startsWith("--stage one")), "stage one never ran");
+    const resolver = new DesktopResolver(f.options({ env }));
+    const reset = resolver.reset();
+    // Give a reset that does not wait every chance to finish before the bootstrap goes on.
+    await Promise.race([reset, new Promise((done) => setTimeout(done, 300))]);
+    await Deno.writeTextFile(go, "");
+    assert.equal(await reset, true);
+    const theirs = await other;
+    assert.equal(new TextDecoder().decode(theirs.stdout).trim(), "desktop_bootstrap_failed");
+    assert.equal(await pathExists(join(f.install, ".herald-bootstrap-failed")), false);
+    assert.equal(await resolver.latched(), undefined);
   });
 });

@@ -1,11 +1,12 @@
 /**
- * Running one child of the desktop bootstrap resolver (a `--version` probe,
- * `install.sh --manifest`, one installer stage): in its own process group,
+ * Running one child of the installer code (the desktop bootstrap's
+ * `--version` probe, `install.sh --manifest` and stages; `herald update`'s
+ * start probe, `deno install` and gateway restarts): in its own process group,
  * standard input closed, with a timeout that ends the whole group, stdout
  * kept up to a cap, stderr handed on as text, and streams that a process
  * left behind holds open never waited on for long.
  *
- * Private to adapters/install/bootstrap.ts and its `_bootstrap_*` modules.
+ * Private to adapters/install/.
  *
  * @module
  */
@@ -29,6 +30,16 @@ export interface ChildResult {
   code: number;
   stdout: string;
   timedOut: boolean;
+}
+
+/** Options of {@link runChild}. */
+export interface ChildOptions {
+  /** Gets stderr as text (else it is dropped). */
+  onStderr?: (text: string) => void;
+  /** End what the program left in its group even when it did not time out (a probe leaves nothing). */
+  endLeftoversAlways?: boolean;
+  /** The working folder (default: this process's). */
+  cwd?: string;
 }
 
 /** The environment a child gets: `env` without its unset entries. */
@@ -100,12 +111,12 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 }
 
 /**
- * Runs `command` + `args` in its own process group, standard input closed,
- * and ends the whole group after `timeoutMs`. `onStderr` gets stderr as text
- * (else it is dropped). Once the program exited the streams get
- * {@link EOF_GRACE_MS} to end, then are cancelled, so a process it left
- * holding them cannot stall the caller. What is left in the group is ended
- * after a timeout, and always with `endLeftoversAlways` (a probe leaves nothing).
+ * Runs `command` + `args` in its own process group with exactly `env`,
+ * standard input closed, and ends the whole group after `timeoutMs`. Once
+ * the program exited the streams get {@link EOF_GRACE_MS} to end, then are
+ * cancelled, so a process it left holding them cannot stall the caller.
+ * What is left in the group is ended after a timeout, and always with
+ * `options.endLeftoversAlways`.
  *
  * @throws Deno.errors.NotFound (or another spawn error) when the program cannot be started.
  */
@@ -114,11 +125,12 @@ export async function runChild(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
   timeoutMs: number,
-  onStderr?: (text: string) => void,
-  endLeftoversAlways = false,
+  options: ChildOptions = {},
 ): Promise<ChildResult> {
+  const { onStderr, endLeftoversAlways = false } = options;
   const group = spawnProcessGroup(command[0], {
     args: [...command.slice(1), ...args],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: childEnv(env),
     clearEnv: true,
     stdin: "null",
