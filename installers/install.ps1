@@ -169,6 +169,18 @@ function Invoke-Logged([string]$Program, [string[]]$Arguments) {
   return $LASTEXITCODE
 }
 
+# Runs $Program with $Arguments for the person at the terminal; returns its exit code. Its stderr,
+# where Herald asks its questions, stays the console's (a prompt shows before its line ends); its
+# stdout goes to stderr, like install.sh's `>&2`. Errors only continue here too: Windows PowerShell
+# 5.1 with the installer's stderr redirected makes the program's stderr error records, which
+# 'Stop' would turn into an "unexpected error" that ends the stage.
+function Invoke-Console([string]$Program, [string[]]$Arguments) {
+  if (-not (Test-Command $Program)) { Fail "$Program is not found; run the ""path"" stage again" }
+  $ErrorActionPreference = 'Continue'
+  & $Program @Arguments | ForEach-Object { [Console]::Error.WriteLine("$_") }
+  return $LASTEXITCODE
+}
+
 # Like Invoke-Logged; fails the stage with $What when the command exits non-zero.
 function Invoke-Native([string]$What, [string]$Program, [string[]]$Arguments) {
   $code = Invoke-Logged $Program $Arguments
@@ -239,10 +251,11 @@ function Initialize-Layout {
 
 # --- per-install state --------------------------------------------------------------------------
 
+# The value recorded under $Key, or '' when the file is missing or empty (UTF-8, as Set-State writes).
 function Get-State([string]$Key) {
   $file = Join-Path $StateDir $Key
-  if (Test-Path -LiteralPath $file) { return (Get-Content -Raw -LiteralPath $file).Trim() }
-  return ''
+  if (-not (Test-Path -LiteralPath $file -PathType Leaf)) { return '' }
+  return ([string][IO.File]::ReadAllText($file)).Trim()
 }
 
 # Writes $Path atomically (a temporary file, then a rename), UTF-8 without a byte-order mark.
@@ -531,21 +544,46 @@ function Test-OwnLauncher([string]$Path) {
   return [bool](Select-String -LiteralPath $Path -SimpleMatch -Quiet -Pattern 'rem herald-launcher: ')
 }
 
-# Binary mode: copies the installed herald.exe to $BinDir. A link there must point into the
-# install; a file there must be one this installer wrote. Anything else is refused, never replaced.
+# Refuses a herald.cmd at $Command that this installer did not write (a link, or no herald-launcher line).
+function Assert-OwnLauncher([string]$Command) {
+  if ((Test-Link $Command) -or ((Test-Path -LiteralPath $Command) -and -not (Test-OwnLauncher $Command))) {
+    Fail "$Command is not Herald's; move it away or set HERALD_BIN_DIR to another folder"
+  }
+}
+
+# Binary mode: writes herald.cmd, which runs the installed $InstallDir\bin\herald.exe. No copy of the
+# binary goes to $BinDir: `herald update` knows a release install only by the install-stamp.json one
+# folder above the binary it runs, and replaces that binary. A herald.exe there from an earlier run
+# (the hash recorded in bin-sha256, or the binary now installed) would win over herald.cmd on the
+# PATH and stay old, so it is removed; a link there into the install folder too. A foreign herald.exe
+# or herald.cmd is refused, never replaced, and nothing is changed before both are checked.
 function Install-BinaryCommand {
   $target = Join-Path $InstallDir 'bin\herald.exe'
   if (-not (Test-Path -LiteralPath $target)) { Fail "$target is missing; run the ""repository"" stage first" }
-  $command = Join-Path $BinDir 'herald.exe'
-  if (Test-Link $command) {
-    Assert-LinkIntoInstall $command
-    Remove-Item -Force -LiteralPath $command
-  } elseif ((Test-Path -LiteralPath $command) -and -not (Test-OwnBinary $command $target)) {
-    Fail "$command is not Herald's; move it away or set HERALD_BIN_DIR to another folder"
+  $command = Join-Path $BinDir 'herald.cmd'
+  Assert-OwnLauncher $command
+  $copy = Join-Path $BinDir 'herald.exe'
+  $oldCopy = $false
+  if (Test-Link $copy) {
+    Assert-LinkIntoInstall $copy
+    $oldCopy = $true
+  } elseif (Test-Path -LiteralPath $copy) {
+    if (-not (Test-OwnBinary $copy $target)) {
+      Fail "$copy is not Herald's and would run instead of $command; move it away or set HERALD_BIN_DIR to another folder"
+    }
+    $oldCopy = $true
   }
-  Copy-Item -Force -LiteralPath $target -Destination "$command.tmp"
-  Move-Item -Force -LiteralPath "$command.tmp" -Destination $command
-  Set-State 'bin-sha256' (Get-Sha256 $command)
+  if ($oldCopy) {
+    try {
+      Remove-Item -Force -LiteralPath $copy
+    } catch {
+      Fail "cannot remove the old copy ${copy}: $($_.Exception.Message); end every herald that runs from it (herald gateway stop), then run the ""path"" stage again"
+    }
+    Say "removed the old copy $copy; $command runs $target now"
+  }
+  # In a batch file %% is a literal %, so a folder name holding % is not read as a variable.
+  $text = "@echo off`r`nrem herald-launcher: herald`r`n""$($target.Replace('%', '%%'))"" %*`r`n"
+  Write-TextFile $command $text
   return $command
 }
 
@@ -555,9 +593,7 @@ function Install-CheckoutCommand {
   $deno = Get-State 'deno'
   if (-not $deno) { Fail 'no Deno recorded; run the "prerequisites" stage first' }
   $command = Join-Path $BinDir 'herald.cmd'
-  if ((Test-Link $command) -or ((Test-Path -LiteralPath $command) -and -not (Test-OwnLauncher $command))) {
-    Fail "$command is not Herald's; move it away or set HERALD_BIN_DIR to another folder"
-  }
+  Assert-OwnLauncher $command
   $binary = Join-Path $BinDir 'herald.exe'
   if ((Test-Path -LiteralPath $binary) -and -not (Test-Link $binary)) {
     if (-not (Test-OwnBinary $binary (Join-Path $InstallDir 'bin\herald.exe'))) {
@@ -571,14 +607,44 @@ function Install-CheckoutCommand {
   return $command
 }
 
-# Adds $BinDir to the user's PATH when it is on neither the session's nor the user's.
-function Add-UserPath {
-  $userPath = [Environment]::GetEnvironmentVariable('Path', 'User')
-  $onPath = ($env:Path -split ';') -contains $BinDir
-  if (-not $onPath -and -not (($userPath -split ';') -contains $BinDir)) {
-    [Environment]::SetEnvironmentVariable('Path', ((@($userPath, $BinDir) | Where-Object { $_ }) -join ';'), 'User')
-    Say "added $BinDir to your user PATH; open a new terminal to use herald"
+# Whether the PATH-style $List (entries split by ;) holds $Folder, an entry's %VARS% expanded, its
+# quotes and a trailing \ dropped (PowerShell's -eq ignores case, as Windows paths do).
+function Test-PathListHolds([string]$List, [string]$Folder) {
+  $want = $Folder.TrimEnd('\')
+  foreach ($entry in ($List -split ';')) {
+    if (-not $entry) { continue }
+    if ([Environment]::ExpandEnvironmentVariables($entry).Trim('"').TrimEnd('\') -eq $want) { return $true }
   }
+  return $false
+}
+
+# Adds $BinDir to the user's PATH (HKCU\Environment, value Path) when it is on neither the session's
+# nor the user's; returns whether the session's PATH has it. The value is read and written as
+# stored: entries such as %USERPROFILE%\bin stay unexpanded, and it stays REG_EXPAND_SZ (or becomes
+# it when it holds a %); a value of any other kind is left alone. Then the "Environment" change is
+# broadcast (WM_SETTINGCHANGE), so programs started from Explorer see the new PATH, as the .NET call
+# this replaced did: .NET broadcasts it after deleting a user variable, and deleting one that does not
+# exist changes nothing else.
+function Add-UserPath {
+  $onPath = Test-PathListHolds $env:Path $BinDir
+  $key = Get-Item -LiteralPath 'HKCU:\Environment' -ErrorAction SilentlyContinue
+  $userPath = ''
+  $kind = [Microsoft.Win32.RegistryValueKind]::String
+  if ($null -ne $key -and ($key.GetValueNames() -contains 'Path')) {
+    $userPath = [string]$key.GetValue('Path', '', 'DoNotExpandEnvironmentNames')
+    $kind = $key.GetValueKind('Path')
+  }
+  if ($onPath -or (Test-PathListHolds $userPath $BinDir)) { return $onPath }
+  if ($kind -ne [Microsoft.Win32.RegistryValueKind]::String -and $kind -ne [Microsoft.Win32.RegistryValueKind]::ExpandString) {
+    Say "your user PATH (HKCU\Environment) is a $kind value, which this installer does not change; add $BinDir to it yourself"
+    return $onPath
+  }
+  $value = (@($userPath.TrimEnd(';'), $BinDir) | Where-Object { $_ }) -join ';'
+  if ($value.Contains('%')) { $kind = [Microsoft.Win32.RegistryValueKind]::ExpandString }
+  $writable = [Microsoft.Win32.Registry]::CurrentUser.CreateSubKey('Environment')
+  try { $writable.SetValue('Path', $value, $kind) } finally { $writable.Close() }
+  [Environment]::SetEnvironmentVariable('HERALD_INSTALLER_NO_SUCH_VARIABLE', $null, 'User')
+  Say "added $BinDir to your user PATH; open a new terminal to use herald"
   return $onPath
 }
 
@@ -683,8 +749,8 @@ function Stage-Setup {
   if ($NonInteractive) { Skip 'non-interactive: run `herald setup` to choose a model provider' }
   if (-not (Test-CanAsk)) { Skip 'no terminal to ask on: run `herald setup` to choose a model provider' }
   $herald = Get-HeraldCommand
-  & $herald setup
-  if ($LASTEXITCODE -ne 0) { Fail 'herald setup did not finish; run `herald setup` again' }
+  $code = Invoke-Console $herald @('setup')
+  if ($code -ne 0) { Fail "herald setup did not finish (exit code $code); run ``herald setup`` again" }
 }
 
 # gateway: Herald's messaging gateway as a background service, only when the person says yes.

@@ -296,28 +296,45 @@ async function serviceFacts(
   return found;
 }
 
+/** What {@link localWork} found: the work, or why git could not tell. */
+type LocalWork = { work: string[] } | { unknown: string };
+
 /**
  * What a git install folder holds that is nowhere else: changed or new
- * files (not ignored) and commits on no remote branch; undefined when it is
- * no git checkout or git cannot tell.
+ * files (not ignored), commits on no remote branch, commits of a detached
+ * HEAD that no branch, remote or tag holds, and stashes; undefined when it
+ * is no git checkout, and why when git cannot read it (no git, a folder of
+ * another user): then nobody knows, and the folder is kept.
  */
-async function localWork(dir: string): Promise<string[] | undefined> {
+async function localWork(dir: string): Promise<LocalWork | undefined> {
   if (!(await pathExists(join(dir, ".git")))) return undefined;
-  const status = await serviceCall("git", ["-C", dir, "status", "--porcelain"]);
-  const commits = await serviceCall("git", [
-    "-C",
-    dir,
-    "log",
-    "--branches",
-    "--not",
-    "--remotes",
-    "--format=commit %h %s",
-    "-n",
-    "5",
-  ]);
-  if (status?.code !== 0 || commits?.code !== 0) return undefined;
-  const lines = [...status.stdout.split("\n"), ...commits.stdout.split("\n")];
-  return lines.map((line) => line.trim()).filter((line) => line !== "");
+  const git = (...args: string[]) => serviceCall("git", ["-C", dir, ...args]);
+  // A checkout whose first fetch never happened has no HEAD commit: nothing to lose there.
+  const born = (await git("rev-parse", "-q", "--verify", "HEAD"))?.code === 0;
+  const runs = [
+    await git("status", "--porcelain"),
+    await git("log", "--branches", "--not", "--remotes", "--format=commit %h %s", "-n", "5"),
+    born && await git(
+      "log",
+      "HEAD",
+      "--not",
+      "--branches",
+      "--remotes",
+      "--tags",
+      "--format=commit %h %s (detached HEAD)",
+      "-n",
+      "5",
+    ),
+    await git("stash", "list", "--format=stash %gd %s"),
+  ].filter((ran) => ran !== false);
+  const at = runs.findIndex((ran) => ran?.code !== 0);
+  if (at !== -1) {
+    const failed = runs[at];
+    if (!failed) return { unknown: "git cannot be run" };
+    return { unknown: failed.stderr.split("\n")[0] || `git exited ${failed.code}` };
+  }
+  const lines = runs.flatMap((ran) => ran!.stdout.split("\n"));
+  return { work: [...new Set(lines.map((line) => line.trim()).filter((line) => line !== ""))] };
 }
 
 async function profileFacts(root: string, exists: boolean): Promise<ProfileFacts[]> {
@@ -366,7 +383,9 @@ export async function inspectInstall(
   home.foreign = (await folderFacts(root, FOREIGN_SIGNS)).signs;
   const profiles = await profileFacts(root, home.exists && home.signs.length > 0);
   const install = await folderFacts(installDir, INSTALL_SIGNS);
-  if (install.exists) install.localWork = await localWork(installDir);
+  const work = install.exists ? await localWork(installDir) : undefined;
+  if (work && "work" in work) install.localWork = work.work;
+  if (work && "unknown" in work) install.localWorkUnknown = work.unknown;
   const methodText = (await readSmallText(join(installDir, ".install_method")))?.trim();
   const method = methodText === "git" || methodText === "binary" ? methodText : undefined;
   const stamp = install.exists ? await stampFacts(installDir) : undefined;

@@ -18,7 +18,7 @@
  */
 
 import { dirname, join, resolve } from "node:path";
-import { HeraldError } from "../../core/errors.ts";
+import { FileLockTimeoutError, HeraldError } from "../../core/errors.ts";
 import {
   type Available,
   type CurrentCode,
@@ -46,6 +46,7 @@ import {
   heraldLaunchMode,
 } from "../process/herald_command.ts";
 import { runChild } from "./_child.ts";
+import { withBootstrapLock } from "./_bootstrap_latch.ts";
 
 /** Receipts kept in `logs/update_receipts/` (besides `latest.json`). */
 export const KEEP_RECEIPTS = 20;
@@ -344,7 +345,17 @@ class CheckoutSource implements UpdateSource {
     // A detached HEAD's own commits: on no branch and no remote, the update would drop them.
     const detached = (await this.current()).branch === null;
     const unreachable = detached
-      ? Number(await this.#git("rev-list", "--count", "HEAD", "--not", "--branches", "--remotes"))
+      ? Number(
+        await this.#git(
+          "rev-list",
+          "--count",
+          "HEAD",
+          "--not",
+          "--branches",
+          "--remotes",
+          "--tags",
+        ),
+      )
       : 0;
     return {
       commit: target,
@@ -607,8 +618,9 @@ class BinarySource implements UpdateSource {
     }
     this.#binaryReplaced = true;
     await keepPrevious(this.#stampPath);
-    await writeFileAtomic(this.#stampPath, stamp, { mode: 0o644 });
+    // From here the old stamp is .previous (moved, where there are no links): a failed write is put back too.
     this.#stampReplaced = true;
+    await writeFileAtomic(this.#stampPath, stamp, { mode: 0o644 });
   }
 
   probe(): Promise<ProbeResult> {
@@ -627,7 +639,7 @@ class BinarySource implements UpdateSource {
       // An install that had no stamp gets none back.
       if (await pathExists(`${this.#stampPath}.previous`)) {
         await Deno.rename(`${this.#stampPath}.previous`, this.#stampPath);
-      } else await Deno.remove(this.#stampPath);
+      } else await Deno.remove(this.#stampPath).catch(() => {});
       this.#stampReplaced = false;
     }
   }
@@ -747,6 +759,8 @@ export interface UpdatePortsOptions {
   confirm?: (question: string) => Promise<boolean>;
   probeTimeoutMs?: number;
   drainTimeoutMs?: number;
+  /** How long to wait for another update or bootstrap of the install (ms). */
+  lockWaitMs?: number;
 }
 
 /** The command that runs the installed (new) code of `install`. */
@@ -754,6 +768,32 @@ function installedCommand(install: Exclude<InstallFacts, { kind: "unmanaged" }>)
   return install.kind === "binary"
     ? [install.binary]
     : [Deno.execPath(), "run", "--allow-all", "--quiet", join(install.dir, "cli", "main.ts")];
+}
+
+/** How long an update waits for another update or bootstrap of the same install (ms). */
+const INSTALL_LOCK_WAIT_MS = 30_000;
+
+/**
+ * Runs `work` holding the install folder's lock, the one the desktop
+ * bootstrap takes; another update or bootstrap holding it past `waitMs`
+ * is a clear error.
+ */
+async function withInstallLock<T>(
+  dir: string,
+  waitMs: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await withBootstrapLock(dir, waitMs, work);
+  } catch (error) {
+    if (!(error instanceof FileLockTimeoutError)) throw error;
+    throw new HeraldError(
+      "update_busy",
+      "conflict",
+      `Another update or install of ${dir} is running; wait for it to finish, then run ` +
+        "herald update again",
+    );
+  }
 }
 
 /** The real ports of `herald update`. */
@@ -786,8 +826,13 @@ export function updatePorts(options: UpdatePortsOptions): UpdatePorts {
       for (;;) {
         const counts = (await files.readState())?.counts;
         busy = counts ? counts.running + counts.queued : 0;
-        if (busy === 0 || Date.now() >= deadline) break;
-        options.progress(`Gateway of ${profile}: waiting for ${busy} turn(s) to finish`);
+        const jobs = counts?.jobs ?? 0;
+        if (busy + jobs === 0 || Date.now() >= deadline) break;
+        options.progress(
+          `Gateway of ${profile}: waiting for ${
+            jobs > 0 && busy === 0 ? "its scheduled jobs" : `${busy} turn(s)`
+          } to finish`,
+        );
         await new Promise((done) => setTimeout(done, 2_000));
       }
       const command = [...installedCommand(installed!), "-p", profile, "gateway", "restart"];
@@ -802,6 +847,8 @@ export function updatePorts(options: UpdatePortsOptions): UpdatePorts {
         : { profile, ok: false, message: tail(ran.stderr || ran.stdout) || `exit ${ran.code}` };
     },
     writeReceipt: (receipt) => writeUpdateReceipt(options.root, receipt),
+    exclusive: (install, work) =>
+      withInstallLock(install.dir, options.lockWaitMs ?? INSTALL_LOCK_WAIT_MS, work),
     ...(options.confirm ? { confirm: options.confirm } : {}),
     progress: options.progress,
   };

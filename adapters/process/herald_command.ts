@@ -88,10 +88,20 @@ function sourceMain(): string {
   return main.protocol === "file:" ? fileURLToPath(main) : main.href;
 }
 
+/**
+ * The path a program should be started from, given what `Deno.execPath()`
+ * reported on `os`: on Linux, once the running binary was replaced (a
+ * `herald update` of a release install), the kernel names the old file
+ * `<path> (deleted)`; the new binary is at `<path>`.
+ */
+export function liveExecPath(reported: string, os: typeof Deno.build.os): string {
+  return os === "linux" ? reported.replace(/ \(deleted\)$/, "") : reported;
+}
+
 /** The facts of this process. */
 export function currentRuntimeFacts(): HeraldRuntimeFacts {
   return {
-    execPath: Deno.execPath(),
+    execPath: liveExecPath(Deno.execPath(), Deno.build.os),
     mainModule: Deno.mainModule,
     standalone: Deno.build.standalone,
     sourceMain: sourceMain(),

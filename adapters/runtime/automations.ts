@@ -309,6 +309,8 @@ export async function tickAutomations(
 export interface CronTicker {
   /** Stops ticking; a job running now is stopped and recorded as stopped. Resolves when idle. */
   stop(): Promise<void>;
+  /** True while a tick runs (its due jobs with it). */
+  readonly busy: boolean;
 }
 
 /**
@@ -319,13 +321,21 @@ export interface CronTicker {
 export function startCronTicker(
   paths: ProfilePaths,
   env: ProcessEnv,
-  options: { log: (line: string) => void; intervalMs?: number },
+  options: {
+    log: (line: string) => void;
+    intervalMs?: number;
+    /** Told when a tick starts and when it ends ({@link CronTicker.busy} changed). */
+    changed?: () => void;
+  },
 ): CronTicker {
   const controller = new AbortController();
   const ticker = `gateway:${Deno.pid}`;
   let running: Promise<void> = Promise.resolve();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let busy = false;
   const once = async () => {
+    busy = true;
+    options.changed?.();
     try {
       const report = await tickAutomations(paths, env, {
         ticker,
@@ -341,6 +351,9 @@ export function startCronTicker(
       }
     } catch (error) {
       options.log(`cron: the tick failed: ${errorText(error)}`);
+    } finally {
+      busy = false;
+      options.changed?.();
     }
   };
   const schedule = () => {
@@ -359,6 +372,9 @@ export function startCronTicker(
       controller.abort();
       clearTimeout(timer);
       await running;
+    },
+    get busy() {
+      return busy;
     },
   };
 }

@@ -148,6 +148,7 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
     const changed = () => live.writer?.soon();
     const gateway = await composeGateway({ ...options, pid: Deno.pid, log, changed });
     for (const warning of gateway.warnings) options.warn(warning);
+    let ticker: CronTicker | undefined;
     const record = (): GatewayStateRecord => {
       const status = gateway.status();
       return {
@@ -175,11 +176,11 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
           running: status.running,
           queued: status.queued,
           undelivered: status.undelivered,
+          jobs: ticker?.busy ? 1 : 0,
         },
       };
     };
     const writer = live.writer = new StateWriter(files, record, options.log);
-    let ticker: CronTicker | undefined;
     let dispatcher: KanbanDispatcherLoop | undefined;
     const heartbeat = setInterval(() => {
       void writer.write();
@@ -191,7 +192,7 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
       if (!options.stop.aborted) {
         await gateway.runner.start();
         // Scheduled jobs tick here every minute; the first tick catches up what was missed.
-        ticker = startCronTicker(paths, options.env, { log });
+        ticker = startCronTicker(paths, options.env, { log, changed });
         // The kanban dispatcher ticks here too: it starts workers for ready tasks.
         dispatcher = await startKanbanDispatcher(paths, options.env, { log }).catch((error) => {
           log(`kanban: the dispatcher did not start: ${errorText(error)}`);

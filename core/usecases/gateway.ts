@@ -56,6 +56,8 @@ export const GatewayCounts = z.object({
   running: z.number(),
   queued: z.number(),
   undelivered: z.number(),
+  /** Scheduled-job ticks running (0 or 1); absent in files of older gateways. */
+  jobs: z.number().default(0),
 });
 /** The runner's counts in the state file. */
 export type GatewayCounts = z.infer<typeof GatewayCounts>;

@@ -47,6 +47,8 @@ export interface FolderFacts {
    * (`commit <hash> <subject>`). Removing the folder would lose them.
    */
   localWork?: string[];
+  /** Why git could not tell what a checkout holds (no git, a folder git refuses): it is kept. */
+  localWorkUnknown?: string;
 }
 
 /** The bootstrap-complete marker of the install folder. */
@@ -292,6 +294,13 @@ export function planUninstall(facts: InstallFacts, mode: UninstallMode): Uninsta
       `The install folder ${JSON.stringify(install.path)} holds work that exists nowhere else ` +
         `(${shown}${install.localWork.length > 5 ? "; ..." : ""}); push or copy it first, or ` +
         "remove the folder yourself",
+    );
+  }
+  if (install.exists && install.localWorkUnknown !== undefined) {
+    plan.refusals.push(
+      `The install folder ${JSON.stringify(install.path)} is a git checkout, but git cannot tell ` +
+        `whether it holds work found nowhere else (${install.localWorkUnknown}); check it with ` +
+        "`git status`, or remove the folder yourself",
     );
   }
   if (install.exists && !(removeHome && installInsideHome)) {

@@ -55,7 +55,7 @@ export interface Available {
   /** One line per new commit, newest first (at most a few). */
   subjects: string[];
   /**
-   * Commits of a detached HEAD that no branch or remote holds: moving to
+   * Commits of a detached HEAD that no branch, remote or tag holds: moving to
    * the update would leave them reachable only from the reflog.
    */
   unreachable?: number;
@@ -135,6 +135,14 @@ export interface UpdatePorts {
   confirm?: (question: string) => Promise<boolean>;
   /** A progress line for people. */
   progress(line: string): void;
+  /**
+   * Runs `work` as the only install, update or bootstrap of `install` at a
+   * time (across processes); throws when another one holds it too long.
+   */
+  exclusive?<T>(
+    install: Exclude<InstallFacts, { kind: "unmanaged" }>,
+    work: () => Promise<T>,
+  ): Promise<T>;
 }
 
 /** What `herald update` was asked. */
@@ -248,7 +256,7 @@ export function unreachableError(dir: string, count: number): HeraldError {
     "update_unreachable_commits",
     "state",
     `${dir} is on a detached HEAD with ${count} commit${count === 1 ? "" : "s"} that no branch ` +
-      `holds; an update would leave ${
+      `or tag holds; an update would leave ${
         count === 1 ? "it" : "them"
       } behind, so nothing was changed. ` +
       `Keep ${count === 1 ? "it" : "them"} with git -C ${dir} branch <name>, then run herald ` +
@@ -359,6 +367,20 @@ export async function runUpdate(
   request: UpdateRequest,
   ports: UpdatePorts,
 ): Promise<UpdateOutcome> {
+  const exclusive = ports.exclusive;
+  if (request.check || request.plan || !exclusive) return await updateOnce(request, ports);
+  // Two updates at once (the CLI and the dashboard) could each keep the other's binary as the
+  // one to roll back to: one at a time, from reading the current code to the rollback.
+  const install = await ports.install();
+  if (install.kind === "unmanaged") return await updateOnce(request, ports);
+  return await exclusive(
+    install,
+    () => updateOnce(request, { ...ports, install: () => Promise.resolve(install) }),
+  );
+}
+
+/** {@link runUpdate} without the lock. */
+async function updateOnce(request: UpdateRequest, ports: UpdatePorts): Promise<UpdateOutcome> {
   const started = ports.now();
   const id = receiptId(started);
   const durations: Record<string, number> = {};

@@ -321,7 +321,28 @@ Deno.test("uninstall keeps a git install folder that holds work found nowhere el
   assert.match(untracked.stderr, /\?\? mine\.txt/);
   assert.equal(await Deno.readTextFile(join(folder, "mine.txt")), "notes\n");
 
-  await Deno.remove(join(folder, "mine.txt"));
+  // A stash is work too.
+  await git("stash", "push", "-q", "-u", "-m", "half done");
+  const stashed = await uninstall(install, ["--yes"]);
+  assert.equal(stashed.code, 2, stashed.stdout + stashed.stderr);
+  assert.match(stashed.stderr, /stash stash@\{0\} On \w+: half done/);
+  await git("stash", "drop", "-q");
+
+  // So is a commit on a detached HEAD that no branch, remote or tag holds.
+  await git("checkout", "-q", "--detach");
+  await git("commit", "-q", "--allow-empty", "-m", "detached work");
+  const detached = await uninstall(install, ["--yes"]);
+  assert.equal(detached.code, 2, detached.stdout + detached.stderr);
+  assert.match(detached.stderr, /commit \w+ detached work \(detached HEAD\)/);
+  await git("checkout", "-q", "-");
+
+  // Without git nobody can tell: the folder is kept.
+  const noGit = await Deno.makeTempDir({ dir: dir.path });
+  const blind = await uninstall(install, ["--yes"], { PATH: noGit });
+  assert.equal(blind.code, 2, blind.stdout + blind.stderr);
+  assert.match(blind.stderr, /git cannot tell whether it holds work .*git status/);
+  assert.equal(await pathExists(folder), true);
+
   const clean = await uninstall(install, ["--yes"]);
   assert.equal(clean.code, 0, clean.stdout + clean.stderr);
   assert.equal(await pathExists(folder), false);

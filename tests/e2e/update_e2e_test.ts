@@ -22,6 +22,9 @@ import {
 import { type InstallFacts, runUpdate, type UpdateReceipt } from "../../core/usecases/update.ts";
 import { pathExists } from "../../adapters/fs/read.ts";
 import { gatewayFiles } from "../../adapters/channels/gateway_files.ts";
+import { openJobStore } from "../../adapters/cron/job_store.ts";
+import { profilePaths } from "../../adapters/home/mod.ts";
+import { newJob } from "../../core/schedules/mod.ts";
 import { startModelServer } from "../fakes/model_server.ts";
 import { startFakeTelegram } from "../fakes/telegram_api.ts";
 import { runGateway, telegramHome, until, WAIT_MS } from "./_gateway.ts";
@@ -319,8 +322,17 @@ Deno.test("a detached checkout with commits on no branch is refused and keeps th
   assert.match(checked.stdout, /detached HEAD has 1 commits on no branch/);
   const ran = await herald(f, ["update", "--yes"]);
   assert.equal(ran.code, 1, ran.stderr);
-  assert.match(ran.stderr, /detached HEAD with 1 commit that no branch holds.*branch <name>/);
+  assert.match(
+    ran.stderr,
+    /detached HEAD with 1 commit that no branch or tag holds.*branch <name>/,
+  );
   assert.equal(await git(f.install, "rev-parse", "HEAD"), mine);
+
+  // A tag keeps them (an install pinned to a tag): the update goes ahead.
+  await git(f.install, "tag", "my-pin");
+  const tagged = await herald(f, ["update", "--yes"]);
+  assert.equal(tagged.code, 0, tagged.stderr);
+  assert.equal(await git(f.install, "rev-parse", "my-pin"), mine);
 });
 
 Deno.test("a new commit that does not start is rolled back and --version still works", async () => {
@@ -713,6 +725,54 @@ Deno.test("a new binary that leaves a process holding its output is not waited o
   }
 });
 
+Deno.test("an update waits for another update or install of the same folder, and says so when it cannot", async () => {
+  await using dir = await tempDir();
+  const install = join(dir.path, "install"), home = join(dir.path, "home");
+  const binary = await binaryInstall(install, "1".repeat(40));
+  await Deno.mkdir(join(install, ".install-state"), { recursive: true });
+  await Deno.mkdir(home, { recursive: true });
+  // Another process (a bootstrap, another update) holds the install's lock.
+  // One process (sh becomes sleep), so killing it frees the lock.
+  const holder = new Deno.Command("sh", {
+    args: [
+      "-c",
+      'exec 9>"$1" && flock 9 && echo held && exec sleep 60',
+      "sh",
+      join(install, ".install-state", ".herald-bootstrap.lock"),
+    ],
+    stdout: "piped",
+  }).spawn();
+  const reader = holder.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  assert.equal((await reader.read()).value?.trim(), "held");
+  try {
+    const ports = updatePorts({
+      root: home,
+      env: { PATH: Deno.env.get("PATH") },
+      progress: () => {},
+      lockWaitMs: 500,
+    });
+    await assert.rejects(
+      runUpdate({ yes: true }, {
+        ...ports,
+        install: () =>
+          Promise.resolve(
+            {
+              kind: "binary",
+              dir: install,
+              binary,
+              releaseUrl: "http://127.0.0.1:9/",
+            } satisfies InstallFacts,
+          ),
+      }),
+      /Another update or install of .* is running; wait for it to finish/,
+    );
+  } finally {
+    holder.kill("SIGKILL");
+    await holder.status;
+    await reader.cancel();
+  }
+});
+
 Deno.test("release files follow redirects only while every hop stays https (or on this machine)", async () => {
   await using dir = await tempDir();
   const release = join(dir.path, "release"), install = join(dir.path, "install");
@@ -767,5 +827,59 @@ Deno.test("release files follow redirects only while every hop stays https (or o
     );
   } finally {
     await server.shutdown();
+  }
+});
+
+Deno.test("a gateway running a scheduled job is restarted only after the job has finished", async () => {
+  await using dir = await tempDir();
+  const f = await fixture(dir.path);
+  const paths = profilePaths(f.home, "default");
+  const go = join(dir.path, "go");
+  // A script job missed 10 minutes ago runs as the gateway starts, until the test says go.
+  const job = newJob({
+    name: "Long job",
+    schedule: "every 1h",
+    script: `while [ ! -e '${go}' ]; do sleep 0.05; done; echo finished`,
+    scriptOnly: true,
+  }, { now: Date.now() - 70 * 60_000, timeZone: "UTC", randomId: () => "longjob00001" });
+  await openJobStore(paths.cron).add(job);
+  const old = await runGateway({ root: f.home, profileHome: f.home, env: { DENO_DIR } });
+  let oldEnded = false;
+  const oldEnd = old.child.status.then(() => oldEnded = true);
+  try {
+    await until("the job to run", async () => {
+      const counts = (await gatewayFiles(f.home).readState())?.counts;
+      return counts?.jobs === 1 ? true : undefined;
+    });
+    await commitOnOrigin(f, "new", (o) => Deno.writeTextFile(join(o, "NEW.md"), "n\n"));
+    const update = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", "--quiet", join(f.install, "cli", "main.ts"), "update", "--yes"],
+      cwd: f.root,
+      clearEnv: true,
+      env: { ...ENV_BASE, HOME: f.root, HERALD_HOME: f.home, NO_COLOR: "1", DENO_DIR },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    let stderr = "";
+    const pumped = (async () => {
+      for await (const text of update.stderr.pipeThrough(new TextDecoderStream())) stderr += text;
+    })();
+    await until(
+      "the update to wait for the job",
+      () => Promise.resolve(/waiting for its scheduled jobs to finish/.test(stderr) || undefined),
+    );
+    assert.equal(oldEnded, false, "the gateway was stopped during its job");
+    await Deno.writeTextFile(go, "");
+    const status = await update.status;
+    await pumped;
+    assert.equal(status.code, 0, stderr);
+    await oldEnd;
+    const [record] = await openJobStore(paths.cron).list();
+    assert.equal(record.last_status, "ok", record.last_error ?? "");
+  } finally {
+    await Deno.writeTextFile(go, "");
+    await herald(f, ["gateway", "stop"]);
+    await old.kill();
   }
 });

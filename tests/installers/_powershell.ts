@@ -109,8 +109,45 @@ export function scriptAssignment(tree: Tree, variable: string): Node {
 }
 
 function insideFunction(node: Node): boolean {
-  for (let up = node.parent; up; up = up.parent) if (up.type === "function_statement") return true;
-  return false;
+  return enclosingFunction(node) !== undefined;
+}
+
+/** The name of the `function <name> { ... }` statement `node` lies in, or undefined at script level. */
+export function enclosingFunction(node: Node): string | undefined {
+  for (let up = node.parent; up; up = up.parent) {
+    if (up.type === "function_statement") {
+      return up.namedChildren.find((child) => child?.type === "function_name")?.text;
+    }
+  }
+  return undefined;
+}
+
+/** One command in a pipeline (`git status`, `& $Program @Arguments`, `Copy-Item ...`). */
+export interface CommandUse {
+  /** The command's name as written: `git`, `Copy-Item`, `$Program`. */
+  name: string;
+  /** The invocation operator before it (`&` or `.`), or "" when there is none. */
+  operator: string;
+  node: Node;
+}
+
+/**
+ * Every command within `node`, in source order.
+ *
+ * @example
+ * ```ts
+ * const tree = await parsePowerShell("& $p -x; git status");
+ * commandUses(tree.rootNode).map((c) => [c.operator, c.name]); // [["&", "$p"], ["", "git"]]
+ * ```
+ */
+export function commandUses(node: Node): CommandUse[] {
+  return node.descendantsOfType("command").flatMap((command) => {
+    if (!command) return [];
+    const name = command.childForFieldName("command_name")?.text ?? "";
+    const operator = command.children.find((child) => child?.type === "command_invokation_operator")
+      ?.text ?? "";
+    return [{ name, operator, node: command }];
+  });
 }
 
 /** A value the helpers can read from the source without running it. */

@@ -4,8 +4,12 @@
  * which must find no syntax problem (and does find one in broken copies);
  * its -Manifest code, evaluated from the parsed tree, must yield exactly the
  * object install.sh --manifest prints; and every flag of install.sh must be a
- * parameter of install.ps1. Running it under pwsh is the ignored test in
- * install_sh_test.ts.
+ * parameter of install.ps1. Static checks of review findings, each shown to
+ * fail on a broken copy: no native program runs with 'Stop' in force, binary
+ * mode puts herald.cmd (never a herald.exe copy) in the bin folder, the user
+ * PATH is read and written unexpanded, Get-State survives an empty file.
+ * These read the source; nothing here runs it. Running it under pwsh is the
+ * ignored test in install_sh_test.ts.
  */
 
 import assert from "node:assert/strict";
@@ -16,6 +20,8 @@ import { readStages } from "../../installers/stages.ts";
 import { INSTALLER_PROTOCOL_VERSION } from "../../core/desktop/bootstrap.ts";
 import {
   arrayHashtables,
+  commandUses,
+  enclosingFunction,
   findFunction,
   hashEntries,
   parsePowerShell,
@@ -199,4 +205,242 @@ Deno.test("every flag of install.sh is a parameter of install.ps1 with the same 
   } finally {
     tree.delete();
   }
+});
+
+/** Runs `check` on the parsed install.ps1 (or `script`), freeing the tree after. */
+async function withTree<T>(
+  check: (tree: Awaited<ReturnType<typeof parsePowerShell>>) => T,
+  script = source,
+): Promise<T> {
+  const tree = await parsePowerShell(script);
+  try {
+    return check(tree);
+  } finally {
+    tree.delete();
+  }
+}
+
+/**
+ * Native programs run while `$ErrorActionPreference = 'Stop'` is in force
+ * (none may be: Windows PowerShell 5.1 makes their stderr error records,
+ * which Stop turns into an "unexpected error"): every `&` or `.` call must
+ * sit in a function that sets 'Continue' before it, and no native program is
+ * called by its bare name. Invoke-StageFunction is the one exception: it
+ * calls the stage's own PowerShell function, which must keep 'Stop'.
+ */
+function nativeCallsUnderStop(script: string): Promise<string[]> {
+  const natives = [
+    "git",
+    "deno",
+    "npx",
+    "node",
+    "herald",
+    "cmd",
+    "curl",
+    "where",
+    "powershell",
+    "pwsh",
+  ];
+  return withTree((tree) => {
+    const problems: string[] = [];
+    for (const use of commandUses(tree.rootNode)) {
+      const line = use.node.startPosition.row + 1;
+      const where = enclosingFunction(use.node) ?? "(script)";
+      if (!use.operator) {
+        if (natives.includes(use.name.toLowerCase().replace(/\.exe$/, ""))) {
+          problems.push(
+            `${line} ${where}: ${use.name} is called by name; use Invoke-Logged or another Continue helper`,
+          );
+        }
+        continue;
+      }
+      if (where === "Invoke-StageFunction" && use.name === "$StageFunctions[$Name]") continue;
+      const fn = findFunction(tree, where);
+      const before = fn.text.slice(0, use.node.startIndex - fn.startIndex);
+      if (!/\$ErrorActionPreference\s*=\s*'Continue'/.test(before)) {
+        problems.push(`${line} ${where}: ${use.operator} ${use.name} runs with 'Stop' in force`);
+      }
+    }
+    return problems;
+  }, script);
+}
+
+Deno.test("no native program runs while $ErrorActionPreference 'Stop' is in force", async () => {
+  assert.deepEqual(await nativeCallsUnderStop(source), []);
+  // herald setup goes through the Continue helper and its exit code is checked.
+  const setup = await withTree((tree) => flat(findFunction(tree, "Stage-Setup")));
+  assert.ok(setup.includes("$code = Invoke-Console $herald @('setup')"), setup);
+  assert.ok(setup.includes("if ($code -ne 0) { Fail"), setup);
+});
+
+Deno.test("the Stop check finds a native call made with 'Stop' in force", async () => {
+  const direct = mutated(
+    "$code = Invoke-Console $herald @('setup')",
+    "& $herald setup\n  $code = $LASTEXITCODE",
+  );
+  assert.match((await nativeCallsUnderStop(direct)).join("\n"), /Stage-Setup: & \$herald/);
+  const helper = source.replace(
+    /(function Invoke-Console[^\n]*\n[^\n]*\n) {2}\$ErrorActionPreference = 'Continue'\n/,
+    "$1",
+  );
+  assert.notEqual(helper, source);
+  assert.match((await nativeCallsUnderStop(helper)).join("\n"), /Invoke-Console: & \$Program/);
+  const bare = mutated(VENV, "function Stage-Venv { git status; Skip 'Herald needs no Python' }");
+  assert.match((await nativeCallsUnderStop(bare)).join("\n"), /Stage-Venv: git is called by name/);
+});
+
+/**
+ * What is wrong with the binary-mode path stage: it must write herald.cmd
+ * (with the launcher marker Test-OwnLauncher looks for) running the installed
+ * bin\herald.exe, and no function that touches $BinDir may copy, move or link
+ * a file there; the only thing done to a herald.exe there is removing it.
+ */
+function binaryPathProblems(script: string): Promise<string[]> {
+  return withTree((tree) => {
+    const problems: string[] = [];
+    const stage = flat(findFunction(tree, "Stage-Path"));
+    if (!stage.includes("if ((Get-InstallMode) -eq 'binary') { Install-BinaryCommand }")) {
+      problems.push("Stage-Path does not run Install-BinaryCommand in binary mode");
+    }
+    const binary = findFunction(tree, "Install-BinaryCommand");
+    const text = flat(binary);
+    if (!text.includes("$command = Join-Path $BinDir 'herald.cmd'")) {
+      problems.push("Install-BinaryCommand does not name $BinDir\\herald.cmd");
+    }
+    if (!text.includes("$target = Join-Path $InstallDir 'bin\\herald.exe'")) {
+      problems.push("Install-BinaryCommand does not run $InstallDir\\bin\\herald.exe");
+    }
+    const marker = psValue(
+      commandUses(findFunction(tree, "Test-OwnLauncher")).find((use) =>
+        use.name === "Select-String"
+      )!
+        .node.descendantsOfType("string_literal")[0]!,
+    );
+    const launcher = binary.descendantsOfType("string_literal").map((node) => node!.text)
+      .find((literal) => literal.includes("herald-launcher"));
+    if (!launcher || !launcher.includes(`\`r\`n${marker}herald\`r\`n`)) {
+      problems.push(
+        `the binary launcher lacks the marker line ${JSON.stringify(marker)}: ${launcher}`,
+      );
+    } else if (!/""\$\(\$target[^"]*"" %\*`r`n"$/.test(launcher)) {
+      problems.push(`the binary launcher does not run $target with %*: ${launcher}`);
+    }
+    if (!text.includes("Write-TextFile $command $text")) {
+      problems.push("Install-BinaryCommand does not write the launcher to $command");
+    }
+    if (/bin-sha256/.test(text) && /Set-State/.test(text)) {
+      problems.push("Install-BinaryCommand records the hash of a copy it makes");
+    }
+    const removes = commandUses(binary).filter((use) => use.name === "Remove-Item");
+    if (!removes.some((use) => flat(use.node).includes("-LiteralPath $copy"))) {
+      problems.push("Install-BinaryCommand does not remove an old herald.exe copy");
+    }
+    for (const fn of tree.rootNode.descendantsOfType("function_statement")) {
+      if (!fn || !fn.text.includes("$BinDir")) continue;
+      const name = fn.namedChildren.find((child) => child?.type === "function_name")?.text;
+      for (const use of commandUses(fn)) {
+        const call = flat(use.node);
+        if (/^(copy-item|move-item|copy|cp|move|mv|robocopy|xcopy)$/i.test(use.name)) {
+          problems.push(`${name} puts a file in place with ${call}`);
+        }
+        if (/^new-item$/i.test(use.name) && /symboliclink|hardlink|junction/i.test(call)) {
+          problems.push(`${name} links a file with ${call}`);
+        }
+      }
+      if (/::Copy\(|\.CopyTo\(|::CreateSymbolicLink|::CreateHardLink/i.test(fn.text)) {
+        problems.push(`${name} copies or links a file with .NET`);
+      }
+    }
+    return problems;
+  }, script);
+}
+
+Deno.test("binary mode puts herald.cmd on the PATH and never a copy of herald.exe", async () => {
+  assert.deepEqual(await binaryPathProblems(source), []);
+});
+
+Deno.test("the binary-mode check fails when herald.exe is copied to the bin folder again", async () => {
+  const copies = mutated(
+    "  Write-TextFile $command $text\n  return $command\n}\n\n# Checkout mode",
+    "  Write-TextFile $command $text\n  Copy-Item -Force -LiteralPath $target -Destination $copy\n" +
+      "  return $command\n}\n\n# Checkout mode",
+  );
+  assert.match((await binaryPathProblems(copies)).join("\n"), /Install-BinaryCommand puts a file/);
+  const noMarker = mutated('rem herald-launcher: herald`r`n""$($target', '""$($target');
+  assert.match((await binaryPathProblems(noMarker)).join("\n"), /lacks the marker line/);
+  const oldName = mutated(
+    "$command = Join-Path $BinDir 'herald.cmd'\n  Assert-OwnLauncher $command\n  $copy",
+    "$command = Join-Path $BinDir 'herald.exe'\n  Assert-OwnLauncher $command\n  $copy",
+  );
+  assert.match((await binaryPathProblems(oldName)).join("\n"), /does not name/);
+});
+
+/** What is wrong with how install.ps1 reads and writes the user's PATH. */
+function userPathProblems(script: string): Promise<string[]> {
+  return withTree((tree) => {
+    const problems: string[] = [];
+    if (/(Get|Set)EnvironmentVariable\(\s*['"]Path['"]/i.test(script)) {
+      problems.push("the user PATH goes through [Environment]::Get/SetEnvironmentVariable('Path'");
+    }
+    const add = flat(findFunction(tree, "Add-UserPath"));
+    for (
+      const piece of [
+        "Get-Item -LiteralPath 'HKCU:\\Environment'",
+        "$key.GetValue('Path', '', 'DoNotExpandEnvironmentNames')",
+        "$kind = $key.GetValueKind('Path')",
+        "if ($value.Contains('%')) { $kind = [Microsoft.Win32.RegistryValueKind]::ExpandString }",
+        "$writable.SetValue('Path', $value, $kind)",
+      ]
+    ) {
+      if (!add.includes(piece)) problems.push(`Add-UserPath lacks ${piece}`);
+    }
+    // The one .NET environment write left is the broadcast: a delete ($null) of a name never set.
+    for (const match of script.matchAll(/SetEnvironmentVariable\(([^)]*)\)/gi)) {
+      if (!/^'HERALD_INSTALLER_NO_SUCH_VARIABLE', \$null, 'User'$/.test(match[1])) {
+        problems.push(`an environment variable is written: ${match[0]}`);
+      }
+    }
+    return problems;
+  }, script);
+}
+
+Deno.test("the user PATH is read and written unexpanded, keeping REG_EXPAND_SZ", async () => {
+  assert.deepEqual(await userPathProblems(source), []);
+});
+
+Deno.test("the user PATH check fails on the expanding .NET calls and on a lost kind", async () => {
+  const expanding = mutated(
+    "$userPath = [string]$key.GetValue('Path', '', 'DoNotExpandEnvironmentNames')",
+    "$userPath = [Environment]::GetEnvironmentVariable('Path', 'User')",
+  );
+  assert.match((await userPathProblems(expanding)).join("\n"), /SetEnvironmentVariable\('Path'/);
+  const regSz = mutated(
+    "$writable.SetValue('Path', $value, $kind)",
+    "$writable.SetValue('Path', $value)",
+  );
+  assert.match((await userPathProblems(regSz)).join("\n"), /lacks \$writable\.SetValue/);
+});
+
+/** What is wrong with Get-State: it must give '' for an empty file, never call .Trim() on $null. */
+function getStateProblems(script: string): Promise<string[]> {
+  return withTree((tree) => {
+    const problems: string[] = [];
+    const state = flat(findFunction(tree, "Get-State"));
+    if (!state.includes("return ([string][IO.File]::ReadAllText($file)).Trim()")) {
+      problems.push(`Get-State trims what may be $null: ${state}`);
+    }
+    if (/\(Get-Content[^()]*\)\.Trim\(/i.test(script)) {
+      problems.push("(Get-Content ...).Trim() is $null.Trim() for an empty file");
+    }
+    return problems;
+  }, script);
+}
+
+Deno.test("Get-State reads an empty state file as ''", async () => {
+  assert.deepEqual(await getStateProblems(source), []);
+  const old = mutated(
+    "return ([string][IO.File]::ReadAllText($file)).Trim()",
+    "return (Get-Content -Raw -LiteralPath $file).Trim()",
+  );
+  assert.equal((await getStateProblems(old)).length, 2);
 });

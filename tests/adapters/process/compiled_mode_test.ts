@@ -13,6 +13,7 @@ import {
   heraldCheckoutFor,
   heraldCommandFor,
   type HeraldRuntimeFacts,
+  liveExecPath,
 } from "../../../adapters/process/mod.ts";
 import { missingServerReason, resolveServerProgram } from "../../../adapters/lsp/command.ts";
 import { seededFileMode } from "../../../adapters/skills/seed.ts";
@@ -222,4 +223,42 @@ console.log(JSON.stringify({
     "typescript-language-server is not on PATH (this Herald has no node_modules of its own); " +
     "install it: npm install -g typescript-language-server typescript",
   ]);
+});
+
+Deno.test("a process whose binary an update replaced still starts the program at its path", async () => {
+  assert.equal(liveExecPath("/opt/herald/bin/herald (deleted)", "linux"), "/opt/herald/bin/herald");
+  assert.equal(liveExecPath("C:\\herald (deleted)", "windows"), "C:\\herald (deleted)");
+  if (Deno.build.os !== "linux") return;
+  await using dir = await tempDir();
+  // A copy of the runtime stands in for a release binary that keeps running while it is replaced.
+  const binary = join(dir.path, "herald");
+  await Deno.copyFile(Deno.execPath(), binary);
+  const go = join(dir.path, "go");
+  const script = join(dir.path, "probe.ts");
+  await Deno.writeTextFile(
+    script,
+    `import { currentRuntimeFacts } from ${
+      JSON.stringify(new URL("../../../adapters/process/herald_command.ts", import.meta.url).href)
+    };
+while (true) { try { Deno.statSync(${
+      JSON.stringify(go)
+    }); break; } catch { await new Promise((r) => setTimeout(r, 20)); } }
+const path = currentRuntimeFacts().execPath;
+const ran = await new Deno.Command(path, { args: ["--version"], stdout: "null" }).output();
+console.log(JSON.stringify({ reported: Deno.execPath(), path, code: ran.code }));
+`,
+  );
+  const child = new Deno.Command(binary, {
+    args: ["run", "-A", "--quiet", "--config", join(REPO_ROOT, "deno.json"), script],
+    stdout: "piped",
+  }).spawn();
+  // Replaced as herald update does: the old file kept as .previous by a link, the new one renamed in.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await Deno.link(binary, `${binary}.previous`);
+  await Deno.copyFile(Deno.execPath(), `${binary}.new`);
+  await Deno.rename(`${binary}.new`, binary);
+  await Deno.writeTextFile(go, "");
+  const out = JSON.parse(new TextDecoder().decode((await child.output()).stdout));
+  assert.equal(out.path, binary);
+  assert.equal(out.code, 0);
 });

@@ -40,7 +40,7 @@ function record(overrides: Partial<GatewayStateRecord> = {}): GatewayStateRecord
         send_failing_since: null,
       },
     ],
-    counts: { chats: 1, conversations: 1, running: 0, queued: 0, undelivered: 0 },
+    counts: { chats: 1, conversations: 1, running: 0, queued: 0, undelivered: 0, jobs: 0 },
     ...overrides,
   };
 }
