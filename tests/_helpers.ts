@@ -62,3 +62,26 @@ export async function denoDir(): Promise<string> {
   }).output();
   return JSON.parse(new TextDecoder().decode(output.stdout)).denoDir;
 }
+
+/** What a child process printed so far, collected as it comes. */
+export interface CollectedOutput {
+  stdout(): string;
+  stderr(): string;
+  /** Settles when both streams have ended. */
+  ended: Promise<void>;
+}
+
+/** Reads a spawned child's piped stdout and stderr to their ends, as text. */
+export function collectOutput(
+  child: { stdout: ReadableStream<Uint8Array>; stderr: ReadableStream<Uint8Array> },
+): CollectedOutput {
+  let stdout = "", stderr = "";
+  const pump = async (stream: ReadableStream<Uint8Array>, add: (text: string) => void) => {
+    for await (const text of stream.pipeThrough(new TextDecoderStream())) add(text);
+  };
+  const ended = Promise.all([
+    pump(child.stdout, (text) => stdout += text),
+    pump(child.stderr, (text) => stderr += text),
+  ]).then(() => {});
+  return { stdout: () => stdout, stderr: () => stderr, ended };
+}

@@ -312,7 +312,14 @@ async function localWork(dir: string): Promise<LocalWork | undefined> {
   // A checkout whose first fetch never happened has no HEAD commit: nothing to lose there.
   const born = (await git("rev-parse", "-q", "--verify", "HEAD"))?.code === 0;
   const runs = [
-    await git("status", "--porcelain"),
+    // Herald's own files (the installer's state, the lock this uninstall holds) are no one's work.
+    await git(
+      "status",
+      "--porcelain",
+      "--",
+      ".",
+      ...[...INSTALL_SIGNS, ".herald-bootstrap.lock"].map((name) => `:(exclude)${name}`),
+    ),
     await git("log", "--branches", "--not", "--remotes", "--format=commit %h %s", "-n", "5"),
     born && await git(
       "log",

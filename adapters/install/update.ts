@@ -18,7 +18,7 @@
  */
 
 import { dirname, join, resolve } from "node:path";
-import { FileLockTimeoutError, HeraldError } from "../../core/errors.ts";
+import { HeraldError } from "../../core/errors.ts";
 import {
   type Available,
   type CurrentCode,
@@ -46,7 +46,9 @@ import {
   heraldLaunchMode,
 } from "../process/herald_command.ts";
 import { runChild } from "./_child.ts";
-import { withBootstrapLock } from "./_bootstrap_latch.ts";
+import { importLazily } from "../lazy.ts";
+import { GATEWAY_STOP_GRACE_MS } from "./uninstall.ts";
+import { withInstallLock } from "./install_lock.ts";
 
 /** Receipts kept in `logs/update_receipts/` (besides `latest.json`). */
 export const KEEP_RECEIPTS = 20;
@@ -770,35 +772,15 @@ function installedCommand(install: Exclude<InstallFacts, { kind: "unmanaged" }>)
     : [Deno.execPath(), "run", "--allow-all", "--quiet", join(install.dir, "cli", "main.ts")];
 }
 
-/** How long an update waits for another update or bootstrap of the same install (ms). */
-const INSTALL_LOCK_WAIT_MS = 30_000;
-
-/**
- * Runs `work` holding the install folder's lock, the one the desktop
- * bootstrap takes; another update or bootstrap holding it past `waitMs`
- * is a clear error.
- */
-async function withInstallLock<T>(
-  dir: string,
-  waitMs: number,
-  work: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await withBootstrapLock(dir, waitMs, work);
-  } catch (error) {
-    if (!(error instanceof FileLockTimeoutError)) throw error;
-    throw new HeraldError(
-      "update_busy",
-      "conflict",
-      `Another update or install of ${dir} is running; wait for it to finish, then run ` +
-        "herald update again",
-    );
-  }
-}
-
 /** The real ports of `herald update`. */
 export function updatePorts(options: UpdatePortsOptions): UpdatePorts {
   const env = childEnv(options.env, options.root);
+  // Loaded now, while the files on disk are still the code this process runs: after the
+  // update they are the new code's.
+  const gatewayProcess = importLazily<typeof import("../runtime/gateway_process.ts")>(
+    "adapters/runtime/gateway_process.ts",
+  );
+  gatewayProcess.catch(() => {});
   const probeTimeoutMs = options.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
   const drainTimeoutMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
   let installed: Exclude<InstallFacts, { kind: "unmanaged" }> | undefined;
@@ -835,7 +817,17 @@ export function updatePorts(options: UpdatePortsOptions): UpdatePorts {
         );
         await new Promise((done) => setTimeout(done, 2_000));
       }
-      const command = [...installedCommand(installed!), "-p", profile, "gateway", "restart"];
+      // Stopped at once, from this process: a turn that came in after the check would
+      // otherwise run for the seconds a new herald process takes to start and send the stop.
+      // (One interrupted anyway is answered again at the next start.)
+      const { stopGateway } = await gatewayProcess;
+      const stopped = await stopGateway(profilePaths(options.root, profile).home, {
+        graceMs: GATEWAY_STOP_GRACE_MS,
+      });
+      if (stopped.kind === "still_running") {
+        return { profile, ok: false, message: `pid ${stopped.pid} still runs after SIGKILL` };
+      }
+      const command = [...installedCommand(installed!), "-p", profile, "gateway", "start"];
       const ran = await runBounded(command, {
         cwd: installed!.dir,
         env,
@@ -848,7 +840,7 @@ export function updatePorts(options: UpdatePortsOptions): UpdatePorts {
     },
     writeReceipt: (receipt) => writeUpdateReceipt(options.root, receipt),
     exclusive: (install, work) =>
-      withInstallLock(install.dir, options.lockWaitMs ?? INSTALL_LOCK_WAIT_MS, work),
+      withInstallLock(install.dir, "herald update", work, options.lockWaitMs),
     ...(options.confirm ? { confirm: options.confirm } : {}),
     progress: options.progress,
   };

@@ -143,9 +143,9 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
       options.log(line);
       live.writer?.soon();
     };
-    // A turn starting or ending is written soon, not at the next heartbeat: an
+    // A turn starting or ending is written at once, not at the next heartbeat: an
     // update waiting for the gateway's turns to drain reads these counts.
-    const changed = () => live.writer?.soon();
+    const changed = () => void live.writer?.write();
     const gateway = await composeGateway({ ...options, pid: Deno.pid, log, changed });
     for (const warning of gateway.warnings) options.warn(warning);
     let ticker: CronTicker | undefined;

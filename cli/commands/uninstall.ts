@@ -24,6 +24,7 @@ import {
   type UninstallStep,
 } from "../../core/usecases/uninstall.ts";
 import { createUninstallPorts, inspectInstall } from "../../adapters/install/uninstall.ts";
+import { withInstallLock } from "../../adapters/install/install_lock.ts";
 import type { CliContext } from "../context.ts";
 import { printJson } from "../io.ts";
 import { versionLine } from "../version.ts";
@@ -109,20 +110,23 @@ async function confirm(c: CliContext, plan: UninstallPlan): Promise<boolean> {
   return /^y(es)?$/i.test(answer);
 }
 
+/** The error of a plan with refusals: nothing was removed, and why. */
+function refusedError(plan: UninstallPlan): HeraldError {
+  return new HeraldError(
+    "uninstall_refused",
+    "usage",
+    `Nothing was removed. ${plan.refusals.join(". ")}`,
+    { details: { refusals: plan.refusals.length } },
+  );
+}
+
 async function uninstall(c: CliContext, options: UninstallOptions): Promise<void> {
   const mode = modeOf(options);
   const json = options.json === true;
   const facts = await inspectInstall(c.env);
   if (options.guiSummary) return printJson(c.io, installSummary(facts, versionLine()));
-  const plan = planUninstall(facts, mode);
-  if (plan.refusals.length > 0) {
-    throw new HeraldError(
-      "uninstall_refused",
-      "usage",
-      `Nothing was removed. ${plan.refusals.join(". ")}`,
-      { details: { refusals: plan.refusals.length } },
-    );
-  }
+  let plan = planUninstall(facts, mode);
+  if (plan.refusals.length > 0) throw refusedError(plan);
   if (options.dryRun || plan.steps.length === 0) {
     if (json) return printJson(c.io, { dryRun: options.dryRun === true, plan, results: [] });
     c.io.out(describePlan(c, plan));
@@ -138,9 +142,19 @@ async function uninstall(c: CliContext, options: UninstallOptions): Promise<void
   }
   // Every module the removal needs is loaded before the first file goes (it may be this code).
   const ports = await createUninstallPorts();
-  const results = await runUninstall(plan, ports, (result) => {
-    if (!json) c.io.out(resultLine(c, result));
-  });
+  const remove = async () => {
+    // Looked at again under the lock: an update or install may have run meanwhile.
+    const now = planUninstall(await inspectInstall(c.env), mode);
+    if (now.refusals.length > 0) throw refusedError(now);
+    plan = now;
+    return await runUninstall(now, ports, (result) => {
+      if (!json) c.io.out(resultLine(c, result));
+    });
+  };
+  const folder = facts.install.exists ? facts.install.path : undefined;
+  const results = folder
+    ? await withInstallLock(folder, "herald uninstall", remove)
+    : await remove();
   const failed = results.filter((r) => !r.ok).length;
   if (json) printJson(c.io, { dryRun: false, plan, results, ok: failed === 0 });
   else if (failed === 0) c.io.out(closing(c, plan));

@@ -8,7 +8,7 @@
 
 import { join } from "node:path";
 import { gatewayFiles } from "../../adapters/channels/gateway_files.ts";
-import { REPO_ROOT } from "../_helpers.ts";
+import { collectOutput, REPO_ROOT } from "../_helpers.ts";
 import { FAKE_TELEGRAM_TOKEN } from "../fakes/telegram_api.ts";
 import { configureModel } from "./_herald.ts";
 
@@ -57,14 +57,8 @@ export async function runGateway(options: {
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let stdout = "", stderr = "";
-  const pump = async (stream: ReadableStream<Uint8Array>, add: (text: string) => void) => {
-    for await (const text of stream.pipeThrough(new TextDecoderStream())) add(text);
-  };
-  const pumped = Promise.all([
-    pump(child.stdout, (text) => stdout += text),
-    pump(child.stderr, (text) => stderr += text),
-  ]);
+  const output = collectOutput(child);
+  const pumped = output.ended;
   let exited = false;
   const status = child.status.then((s) => {
     exited = true;
@@ -74,7 +68,7 @@ export async function runGateway(options: {
   await until("the gateway to run", async () => {
     if (exited) {
       await pumped;
-      throw new Error(`the gateway exited early:\n${stdout}\n${stderr}`);
+      throw new Error(`the gateway exited early:\n${output.stdout()}\n${output.stderr()}`);
     }
     const state = await files.readState();
     return state?.pid === child.pid && state.status === "running" ? state : undefined;
@@ -83,7 +77,7 @@ export async function runGateway(options: {
     if (!exited) child.kill("SIGTERM");
     const { code } = await status;
     await pumped;
-    return { code, stdout, stderr };
+    return { code, stdout: output.stdout(), stderr: output.stderr() };
   };
   const kill = async () => {
     if (!exited) child.kill("SIGKILL");
@@ -94,8 +88,8 @@ export async function runGateway(options: {
     child,
     stop,
     kill,
-    stderr: () => stderr,
-    stdout: () => stdout,
+    stderr: output.stderr,
+    stdout: output.stdout,
     [Symbol.asyncDispose]: async () => void await stop(),
   };
 }

@@ -347,3 +347,32 @@ Deno.test("uninstall keeps a git install folder that holds work found nowhere el
   assert.equal(clean.code, 0, clean.stdout + clean.stderr);
   assert.equal(await pathExists(folder), false);
 });
+
+Deno.test("uninstall waits while an update or install of the folder holds its lock", async () => {
+  await using dir = await tempDir();
+  const install = await fakeInstall(dir.path);
+  const state = join(install.installDir, ".install-state");
+  await Deno.mkdir(state, { recursive: true });
+  const seen = join(dir.path, "seen");
+  // Another process holds the install lock for a while, then notes whether the folder was still
+  // there as it let go: a removal that did not wait for it would already be done.
+  const holder = new Deno.Command("sh", {
+    args: [
+      "-c",
+      'exec 9>"$1" && flock 9 && echo held && sleep 4 && { [ -d "$2" ] && echo there || echo gone; } >"$3"',
+      "sh",
+      join(state, ".herald-bootstrap.lock"),
+      install.installDir,
+      seen,
+    ],
+    stdout: "piped",
+  }).spawn();
+  const reader = holder.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  assert.equal((await reader.read()).value?.trim(), "held");
+  const ran = await uninstall(install, ["--yes"]);
+  await holder.status;
+  await reader.cancel();
+  assert.equal(ran.code, 0, ran.stdout + ran.stderr);
+  assert.equal((await Deno.readTextFile(seen)).trim(), "there");
+  assert.equal(await pathExists(install.installDir), false);
+});

@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { dirname, join, relative } from "node:path";
-import { denoDir, REPO_ROOT, tempDir } from "../_helpers.ts";
+import { collectOutput, denoDir, REPO_ROOT, tempDir } from "../_helpers.ts";
 import {
   KEEP_RECEIPTS,
   releaseAsset,
@@ -142,6 +142,37 @@ async function herald(f: Fixture, args: string[], env: Record<string, string> = 
   }).output();
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+/** A running `herald update --yes` of the install, its output collected as it comes. */
+interface UpdateRun {
+  stdout(): string;
+  stderr(): string;
+  /** Waits for the exit and the output's end; the exit code. */
+  done(): Promise<number>;
+}
+
+/** Starts the install's own `herald update --yes` in the background. */
+function startUpdate(f: Fixture, env: Record<string, string>): UpdateRun {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--quiet", join(f.install, "cli", "main.ts"), "update", "--yes"],
+    cwd: f.root,
+    clearEnv: true,
+    env: { ...ENV_BASE, HOME: f.root, HERALD_HOME: f.home, NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const output = collectOutput(child);
+  return {
+    stdout: output.stdout,
+    stderr: output.stderr,
+    done: async () => {
+      const { code } = await child.status;
+      await output.ended;
+      return code;
+    },
+  };
 }
 
 /** A hash of every file under `dir` (paths, modes and bytes), leaving out `skip` folders. */
@@ -449,11 +480,20 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Writes a release (binary, stamp, SHA256SUMS) into `dir`; `tamper` spoils the binary after summing. */
-async function writeRelease(dir: string, commit: string, works: boolean, tamper = false) {
+/**
+ * Writes a release (binary, stamp, SHA256SUMS) into `dir`; `tamper` spoils
+ * the binary after summing; `binaryText` replaces the stand-in binary.
+ */
+async function writeRelease(
+  dir: string,
+  commit: string,
+  works: boolean,
+  tamper = false,
+  binaryText = fakeBinary(commit, works),
+) {
   await Deno.mkdir(dir, { recursive: true });
   const files: Record<string, string> = {
-    [releaseAsset()]: fakeBinary(commit, works),
+    [releaseAsset()]: binaryText,
     "install-stamp.json": JSON.stringify({ commit, branch: "main", builtAt: "x", dirty: false }),
   };
   const sums: string[] = [];
@@ -468,17 +508,22 @@ async function writeRelease(dir: string, commit: string, works: boolean, tamper 
   await Deno.writeTextFile(join(dir, "SHA256SUMS"), sums.join("\n") + "\n");
 }
 
-Deno.test("a release binary is replaced by the verified new one, else kept", async () => {
-  await using dir = await tempDir();
-  const release = join(dir.path, "release"), install = join(dir.path, "install");
-  const home = join(dir.path, "home");
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+/** Serves the files of `folder` on 127.0.0.1 (404 for anything missing). */
+function serveFolder(folder: string): Deno.HttpServer<Deno.NetAddr> {
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     try {
-      return new Response(await Deno.readFile(join(release, new URL(req.url).pathname.slice(1))));
+      return new Response(await Deno.readFile(join(folder, new URL(req.url).pathname.slice(1))));
     } catch {
       return new Response("missing", { status: 404 });
     }
   });
+}
+
+Deno.test("a release binary is replaced by the verified new one, else kept", async () => {
+  await using dir = await tempDir();
+  const release = join(dir.path, "release"), install = join(dir.path, "install");
+  const home = join(dir.path, "home");
+  const server = serveFolder(release);
   try {
     const old = "1".repeat(40);
     await Deno.mkdir(join(install, "bin"), { recursive: true });
@@ -588,40 +633,25 @@ Deno.test("a running gateway is restarted on the new code only after its in-flig
     );
     const to = await commitOnOrigin(f, "new", (o) => Deno.writeTextFile(join(o, "NEW.md"), "n\n"));
 
-    const update = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", "--quiet", join(f.install, "cli", "main.ts"), "update", "--yes"],
-      cwd: f.root,
-      clearEnv: true,
-      env: { ...ENV_BASE, HOME: f.root, HERALD_HOME: f.home, NO_COLOR: "1", ...env },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const stdout = new Response(update.stdout).text();
-    let stderr = "";
-    const pumped = (async () => {
-      for await (const text of update.stderr.pipeThrough(new TextDecoderStream())) stderr += text;
-    })();
+    const update = startUpdate(f, env);
     await until(
       "the update to wait for the turn",
-      () => Promise.resolve(/waiting for 1 turn\(s\) to finish/.test(stderr) || undefined),
+      () => Promise.resolve(/waiting for 1 turn\(s\) to finish/.test(update.stderr()) || undefined),
     );
     // The new code is in place, and the old gateway still runs its turn.
     assert.equal(await git(f.install, "rev-parse", "HEAD"), to);
     assert.equal(
       oldEnded,
       false,
-      `the gateway was stopped during its turn:\n${stderr}\n${old.stdout()}\n${old.stderr()}`,
+      `the gateway was stopped during its turn:\n${update.stderr()}\n${old.stdout()}\n${old.stderr()}`,
     );
     release();
     const [answered] = await bot.waitForSent((m) => m.text === "The slow answer", {
       timeoutMs: WAIT_MS,
     });
     assert.ok(answered);
-    const status = await update.status;
-    await pumped;
-    assert.equal(status.code, 0, stderr + (await stdout));
-    assert.match(await stdout, /gateway/i);
+    assert.equal(await update.done(), 0, update.stderr() + update.stdout());
+    assert.match(update.stdout(), /gateway/i);
     await oldEnd;
 
     // A new gateway runs, started by the update, and answers.
@@ -665,33 +695,11 @@ Deno.test("a new binary that leaves a process holding its output is not waited o
   const old = "1".repeat(40), next = "7".repeat(40);
   // A sleep no other process runs: its argument is the marker pgrep looks for.
   const marker = `299.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
-  await Deno.mkdir(release, { recursive: true });
   // The new binary answers, but leaves a child holding its stdout and stderr open.
   const binaryText = `#!/bin/sh\nsleep ${marker} &\n` +
     `echo "herald 0.2.0 (${next.slice(0, 12)})"\n`;
-  const files: Record<string, string> = {
-    [releaseAsset()]: binaryText,
-    "install-stamp.json": JSON.stringify({
-      commit: next,
-      branch: "main",
-      builtAt: "x",
-      dirty: false,
-    }),
-  };
-  const sums: string[] = [];
-  for (const [name, text] of Object.entries(files)) {
-    const bytes = new TextEncoder().encode(text);
-    sums.push(`${await sha256Hex(bytes)}  ${name}`);
-    await Deno.writeFile(join(release, name), bytes);
-  }
-  await Deno.writeTextFile(join(release, "SHA256SUMS"), sums.join("\n") + "\n");
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    try {
-      return new Response(await Deno.readFile(join(release, new URL(req.url).pathname.slice(1))));
-    } catch {
-      return new Response("missing", { status: 404 });
-    }
-  });
+  await writeRelease(release, next, true, false, binaryText);
+  const server = serveFolder(release);
   try {
     const binary = await binaryInstall(install, old);
     await Deno.mkdir(home, { recursive: true });
@@ -852,28 +860,17 @@ Deno.test("a gateway running a scheduled job is restarted only after the job has
       return counts?.jobs === 1 ? true : undefined;
     });
     await commitOnOrigin(f, "new", (o) => Deno.writeTextFile(join(o, "NEW.md"), "n\n"));
-    const update = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", "--quiet", join(f.install, "cli", "main.ts"), "update", "--yes"],
-      cwd: f.root,
-      clearEnv: true,
-      env: { ...ENV_BASE, HOME: f.root, HERALD_HOME: f.home, NO_COLOR: "1", DENO_DIR },
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
-    let stderr = "";
-    const pumped = (async () => {
-      for await (const text of update.stderr.pipeThrough(new TextDecoderStream())) stderr += text;
-    })();
+    const update = startUpdate(f, { DENO_DIR });
     await until(
       "the update to wait for the job",
-      () => Promise.resolve(/waiting for its scheduled jobs to finish/.test(stderr) || undefined),
+      () =>
+        Promise.resolve(
+          /waiting for its scheduled jobs to finish/.test(update.stderr()) || undefined,
+        ),
     );
     assert.equal(oldEnded, false, "the gateway was stopped during its job");
     await Deno.writeTextFile(go, "");
-    const status = await update.status;
-    await pumped;
-    assert.equal(status.code, 0, stderr);
+    assert.equal(await update.done(), 0, update.stderr());
     await oldEnd;
     const [record] = await openJobStore(paths.cron).list();
     assert.equal(record.last_status, "ok", record.last_error ?? "");
