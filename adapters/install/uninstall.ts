@@ -60,9 +60,7 @@ import type {
   UninstallPorts,
 } from "../../core/usecases/uninstall.ts";
 import { within } from "../../core/usecases/uninstall.ts";
-
-/** How long a running gateway gets to stop after SIGTERM before SIGKILL (ms), as `herald gateway stop`. */
-export const GATEWAY_STOP_GRACE_MS = 30_000;
+import { GATEWAY_STOP_GRACE_MS } from "../../core/usecases/gateway.ts";
 
 /** How long a `systemctl` or `launchctl` call may take (ms). */
 const SERVICE_CALL_TIMEOUT_MS = 20_000;

@@ -31,7 +31,7 @@ import {
   type UpdateReceipt,
   type UpdateSource,
 } from "../../core/usecases/update.ts";
-import { gatewayStatus } from "../../core/usecases/gateway.ts";
+import { GATEWAY_STOP_GRACE_MS, gatewayStatus } from "../../core/usecases/gateway.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { pathExists } from "../fs/read.ts";
 import { fetchSecure, MAX_SECURE_REDIRECTS, secureReleaseUrl } from "./release_url.ts";
@@ -47,7 +47,6 @@ import {
 } from "../process/herald_command.ts";
 import { runChild } from "./_child.ts";
 import { importLazily } from "../lazy.ts";
-import { GATEWAY_STOP_GRACE_MS } from "./uninstall.ts";
 import { withInstallLock } from "./install_lock.ts";
 
 /** Receipts kept in `logs/update_receipts/` (besides `latest.json`). */

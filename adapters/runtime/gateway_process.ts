@@ -87,6 +87,7 @@ export interface RunGatewayOptions extends Omit<GatewayComposeOptions, "pid" | "
 class StateWriter {
   #chain: Promise<void> = Promise.resolve();
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #promptPending = false;
 
   constructor(
     readonly files: GatewayFiles,
@@ -98,10 +99,27 @@ class StateWriter {
   write(): Promise<void> {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+    return this.#enqueue();
+  }
+
+  /** Appends one write of the state as it is when its turn comes. */
+  #enqueue(): Promise<void> {
     this.#chain = this.#chain.then(() => this.files.writeState(this.record())).catch((error) =>
       this.log(`the state file ${this.files.statePath} could not be written: ${errorText(error)}`)
     );
     return this.#chain;
+  }
+
+  /**
+   * Writes the state as soon as the write in progress ends: changes that
+   * come while one is waiting share it (it records the state as it is then),
+   * so a flood of messages makes no flood of writes.
+   */
+  promptly(): void {
+    if (this.#promptPending) return;
+    this.#promptPending = true;
+    this.#chain = this.#chain.then(() => void (this.#promptPending = false));
+    void this.#enqueue();
   }
 
   /** Writes the state soon (many changes in a row make one write). */
@@ -145,7 +163,7 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
     };
     // A turn starting or ending is written at once, not at the next heartbeat: an
     // update waiting for the gateway's turns to drain reads these counts.
-    const changed = () => void live.writer?.write();
+    const changed = () => live.writer?.promptly();
     const gateway = await composeGateway({ ...options, pid: Deno.pid, log, changed });
     for (const warning of gateway.warnings) options.warn(warning);
     let ticker: CronTicker | undefined;

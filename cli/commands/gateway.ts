@@ -8,7 +8,7 @@
  *   output, until SIGINT or SIGTERM (a second one stops at once);
  * - `start` runs it in the background (output in the profile's
  *   `logs/gateway.log`) and waits until it says it started;
- * - `stop` ends it (SIGTERM, SIGKILL after {@link STOP_GRACE_MS});
+ * - `stop` ends it (SIGTERM, SIGKILL after {@link GATEWAY_STOP_GRACE_MS});
  * - `status [--json]` shows whether it runs and each platform's state;
  * - `install [--force]` writes a systemd user unit (launchd on macOS).
  *
@@ -22,7 +22,11 @@ import { listenHttp } from "../listen.ts";
 import type { Command } from "commander";
 import { HeraldError } from "../../core/errors.ts";
 import { DEFAULT_PROFILE } from "../../core/profiles/mod.ts";
-import { gatewayStatus, type GatewayStatusView } from "../../core/usecases/gateway.ts";
+import {
+  GATEWAY_STOP_GRACE_MS,
+  gatewayStatus,
+  type GatewayStatusView,
+} from "../../core/usecases/gateway.ts";
 import { gatewayFiles } from "../../adapters/channels/gateway_files.ts";
 import {
   enableCommands,
@@ -37,8 +41,6 @@ import { EXIT } from "../errors.ts";
 import { OutputClosedError, printJson } from "../io.ts";
 import { displayPath } from "./_common.ts";
 
-/** How long `stop` gives the gateway after SIGTERM before SIGKILL (ms). */
-export const STOP_GRACE_MS = 30_000;
 /** How long `start` waits for the gateway to say it started (ms). */
 export const START_TIMEOUT_MS = 60_000;
 
@@ -165,7 +167,7 @@ async function start(c: CliContext): Promise<void> {
 async function stop(c: CliContext): Promise<void> {
   const paths = await c.paths();
   const { stopGateway } = await gatewayProcess();
-  const outcome = await stopGateway(paths.home, { graceMs: STOP_GRACE_MS });
+  const outcome = await stopGateway(paths.home, { graceMs: GATEWAY_STOP_GRACE_MS });
   const who = `Gateway${ofProfile(paths.name)}`;
   switch (outcome.kind) {
     case "not_running":
@@ -178,7 +180,7 @@ async function stop(c: CliContext): Promise<void> {
       c.io.out(
         outcome.forced
           ? `${who} did not stop within ${
-            STOP_GRACE_MS / 1000
+            GATEWAY_STOP_GRACE_MS / 1000
           } s and was killed (pid ${outcome.pid})\n`
           : `${who} stopped (pid ${outcome.pid})\n`,
       );

@@ -20,6 +20,9 @@ import { z } from "zod";
 /** How often a running gateway rewrites its state file (ms). */
 export const HEARTBEAT_INTERVAL_MS = 5_000;
 
+/** How long a stopping gateway gets between SIGTERM and SIGKILL (`gateway stop`, update, uninstall). */
+export const GATEWAY_STOP_GRACE_MS = 30_000;
+
 /** A heartbeat older than this (ms) means the gateway stopped answering. */
 export const HEARTBEAT_STALE_MS = 30_000;
 

@@ -12,6 +12,7 @@ import { REPO_ROOT, tempDir } from "../_helpers.ts";
 import { LAZY_MODULES } from "../../adapters/lazy.ts";
 import { VERSION } from "../../core/version.ts";
 import { startModelServer } from "../fakes/model_server.ts";
+import { startDashboardProcess } from "../e2e/_herald.ts";
 import {
   classifyFailure,
   compileArgs,
@@ -336,38 +337,18 @@ Deno.test({
     assert.equal(chat.code, 0, chat.stderr);
     assert.equal(chat.stdout, "Hello from the binary.\n");
 
-    const child = new Deno.Command(herald, {
-      args: ["dashboard", "--no-open", "--port", "0"],
+    await using dashboard = await startDashboardProcess({
+      home,
       cwd: dir.path,
-      env: { HERALD_HOME: home, NO_COLOR: "1" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    try {
-      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let text = "";
-      while (!text.includes("\n")) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += value;
-      }
-      reader.releaseLock();
-      const url = /listening on (\S+)/.exec(text)?.[1];
-      assert.ok(url, `the dashboard printed: ${text}`);
-      const page = await (await fetch(new URL("/", url))).text();
-      assert.ok(page.includes('name="herald-token"'), page.slice(0, 200));
-      const script = /<script[^>]*src="([^"]+)"/.exec(page)?.[1];
-      assert.ok(script, "the page loads its script");
-      const asset = await fetch(new URL(script, url));
-      assert.equal(asset.status, 200);
-      await asset.body?.cancel();
-    } finally {
-      child.kill("SIGTERM");
-      await child.status;
-      await child.stdout.cancel().catch(() => {});
-      await child.stderr.cancel().catch(() => {});
-    }
+      program: [herald],
+    });
+    const page = await (await fetch(new URL("/", dashboard.url))).text();
+    assert.ok(page.includes('name="herald-token"'), page.slice(0, 200));
+    const script = /<script[^>]*src="([^"]+)"/.exec(page)?.[1];
+    assert.ok(script, "the page loads its script");
+    const asset = await fetch(new URL(script, dashboard.url));
+    assert.equal(asset.status, 200);
+    await asset.body?.cancel();
   },
 });
 

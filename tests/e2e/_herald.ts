@@ -85,18 +85,19 @@ export interface DashboardProcessOptions {
   cwd?: string;
   /** Where its stderr goes (default: piped and discarded on dispose). */
   stderr?: "piped" | "inherit";
+  /** The program that is Herald (default: deno running this checkout's cli/main.ts). */
+  program?: string[];
 }
 
 /** Starts `herald dashboard` on a free port and waits for its "listening on" line. */
 export async function startDashboardProcess(
   options: DashboardProcessOptions,
 ): Promise<DashboardProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
+  const [program, ...prefix] = options.program ??
+    [Deno.execPath(), "run", "--allow-all", "--quiet", MAIN];
+  const child = new Deno.Command(program, {
     args: [
-      "run",
-      "--allow-all",
-      "--quiet",
-      MAIN,
+      ...prefix,
       ...(options.globalArgs ?? []),
       "dashboard",
       "--no-open",

@@ -8,16 +8,13 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO_ROOT, tempDir } from "../_helpers.ts";
+import { denoDir, REPO_ROOT, tempDir } from "../_helpers.ts";
 import { expectedBlocks, generatedBlock, readStages } from "../../installers/stages.ts";
 
 const SCRIPT = join(REPO_ROOT, "installers", "install.sh");
 
 /** The deno cache of the machine, so a temp HOME downloads nothing. */
-const DENO_DIR = await (async () => {
-  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
-  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string;
-})();
+const DENO_DIR = await denoDir();
 
 interface Layout {
   root: string;
